@@ -1,0 +1,1 @@
+"""The self-test question bank: one module per lesson, each defining ``QUESTIONS``."""
