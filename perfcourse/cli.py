@@ -10,6 +10,13 @@ import sys
 COMMANDS = {
     "doctor": ("perfcourse.doctor", "print Python, package versions, backend and CPU; exit 0"),
     "lab": ("perfcourse.lab", "open the course in JupyterLab at notebooks/00_start_here.ipynb"),
+    "bench": ("perfcourse.bench", "measure this machine's ceilings against its datasheet"),
+    "gpu-check": ("perfcourse.gpucheck", "run the GPU tests, ceilings and harness checks; write a JSON report"),
+    "make-exercises": ("perfcourse.grading.make", "write exercises/ from solutions/ (or --check it is current)"),
+    "grade": ("perfcourse.grading.grade", "grade submitted exercise notebooks and print a score table"),
+    "glossary": ("perfcourse.glossary", "look up a term in English or Chinese"),
+    "site": ("perfcourse.site", "render every lesson to a static HTML site"),
+    "present": ("perfcourse.present", "show one lesson's widgets with Voila, code hidden"),
 }
 
 
@@ -20,10 +27,23 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, helptext) in COMMANDS.items():
+        mod = _load(module)
+        if mod is None:
+            continue
         p = sub.add_parser(name, help=helptext, description=helptext)
         p.set_defaults(_module=module)
-        importlib.import_module(module).add_arguments(p)
+        mod.add_arguments(p)
     return parser
+
+
+def _load(module):
+    """Import a command's module; None when that module does not exist in this version."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module.startswith(err.name):
+            return None
+        raise
 
 
 def _version():

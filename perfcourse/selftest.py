@@ -109,6 +109,7 @@ def check(qid, answer, *, quiet=False):
     """Check an answer; print right/wrong with the reason; return True when right.
 
     Numbers are accepted within the question's relative tolerance; choices by letter.
+    ``None`` (the placeholder the lessons ship with) prints a reminder and returns False.
 
     Examples
     --------
@@ -117,6 +118,10 @@ def check(qid, answer, *, quiet=False):
     True
     """
     q = get(qid)
+    if answer is None:
+        if not quiet:
+            print(f"[{q.qid}] No answer yet: put your answer in place of None and run this cell again.")
+        return False
     right = _is_right(q, answer)
     if not quiet:
         if right:
