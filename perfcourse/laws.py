@@ -53,7 +53,7 @@ def amdahl_limit(serial_fraction):
     100.0
     """
     s = real("serial_fraction", serial_fraction, low=0, high=1)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         return out(np.divide(1.0, s))
 
 
