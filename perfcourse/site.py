@@ -1,0 +1,157 @@
+"""``perfcourse site``: the lessons as a static HTML site, readable without Python.
+
+Each notebook in ``notebooks/`` is rendered with its stored outputs (and the widget state
+that execution stored in its metadata, so the widgets' first views show without a kernel),
+links between lessons point at the rendered pages, every page gets previous/next links,
+and ``index.html`` lists the lessons in order.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+LESSON = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+_NB_LINK = re.compile(r'href="(\d\d_[a-z0-9_]+)\.ipynb"')
+STYLE = ("<style>.pc-nav{font:15px system-ui,sans-serif;padding:8px 16px;background:#eef2f7;"
+         "display:flex;gap:24px}.pc-nav a{text-decoration:none}</style>")
+
+
+def lessons(nbdir):
+    """The lesson notebooks in ``nbdir`` (``NN_slug.ipynb``), in lesson order."""
+    nbdir = Path(nbdir)
+    if not nbdir.is_dir():
+        raise ValueError(f"nbdir must be a folder of lesson notebooks; {str(nbdir)!r} is not a folder")
+    found = sorted(p for p in nbdir.iterdir() if LESSON.match(p.name))
+    if not found:
+        raise ValueError(f"no lesson notebooks named NN_slug.ipynb in {str(nbdir)!r}")
+    return found
+
+
+def title(nb, fallback):
+    """The first Markdown heading of a notebook, without the leading #'s."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return fallback
+
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _walk(model_id, state, controls, outputs):
+    """Collect (description, value) of controls and the outputs of Output widgets under a widget."""
+    model = state.get(model_id)
+    if model is None:
+        return
+    s = model.get("state", {})
+    if model.get("model_name") == "OutputModel":
+        outputs.extend(s.get("outputs", []))
+    elif "value" in s and s.get("description") is not None:
+        controls.append((s["description"], s["value"]))
+    for child in s.get("children", []):
+        _walk(child.removeprefix("IPY_MODEL_"), state, controls, outputs)
+
+
+def static_widgets(nb):
+    """Replace each widget view in ``nb`` by a snapshot: its controls' values and its stored outputs.
+
+    The site then shows every widget's first figure and text without a kernel or any
+    JavaScript from the network.
+    """
+    import nbformat
+
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if not view:
+                kept.append(output)
+                continue
+            controls, inner = [], []
+            _walk(view.get("model_id", ""), state, controls, inner)
+            shown = ", ".join(f"{html.escape(str(d))} = {html.escape(str(v))}" for d, v in controls)
+            note = f"<p><em>Interactive figure, shown at its starting values ({shown}). Run the notebook to " \
+                   "move the controls.</em></p>"
+            kept.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
+            kept.extend(nbformat.from_dict(o) for o in inner)
+        cell.outputs = kept
+    return nb
+
+
+def _nav(prev, nxt):
+    parts = ['<a href="index.html">&#8962; All lessons</a>']
+    if prev:
+        parts.append(f'<a href="{prev[0]}.html">&larr; {html.escape(prev[1])}</a>')
+    if nxt:
+        parts.append(f'<a href="{nxt[0]}.html">{html.escape(nxt[1])} &rarr;</a>')
+    return f'<nav class="pc-nav">{"".join(parts)}</nav>'
+
+
+def _page(body_html, nav):
+    body_html = _NB_LINK.sub(r'href="\1.html"', body_html)
+    body_html = body_html.replace("</head>", STYLE + "</head>", 1)
+    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body_html, count=1) + ""
+
+
+def _index(entries):
+    items = "\n".join(f'<li><a href="{stem}.html">{html.escape(name)}</a></li>' for stem, name in entries)
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>perfcourse</title>{STYLE}</head>"
+            "<body style='font:16px system-ui,sans-serif;max-width:760px;margin:2em auto'>"
+            "<h1>perfcourse: fundamentals of GPU and parallel performance</h1>"
+            "<p>Count the work, the critical path and the bytes moved before you look at the hardware's peak. "
+            "These pages show each lesson as last run; open the notebooks in JupyterLab to run them yourself."
+            f"</p><ol start='0'>\n{items}\n</ol></body></html>")
+
+
+def render(nbdir, out, *, execute=False, timeout=600):
+    """Render every lesson in ``nbdir`` to ``out``; return the paths written (index first)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    paths = lessons(nbdir)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    notebooks = [nbformat.read(p, as_version=4) for p in paths]
+    if execute:
+        from nbclient import NotebookClient
+
+        for p, nb in zip(paths, notebooks, strict=True):
+            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(p.parent)}}).execute()
+    entries = [(p.stem, title(nb, p.stem)) for p, nb in zip(paths, notebooks, strict=True)]
+    exporter = HTMLExporter(template_name="lab")
+    written = [out / "index.html"]
+    written[0].write_text(_index(entries), encoding="utf-8")
+    for i, nb in enumerate(notebooks):
+        static_widgets(nb)
+        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": entries[i][1]}})
+        nav = _nav(entries[i - 1] if i else None, entries[i + 1] if i + 1 < len(entries) else None)
+        target = out / f"{entries[i][0]}.html"
+        target.write_text(_page(body, nav), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def add_arguments(parser):
+    parser.add_argument("--out", default="site", help="folder to write the HTML into (default: ./site)")
+    parser.add_argument("--notebooks", default=None, help="folder of lesson notebooks (default: the course's)")
+    parser.add_argument("--execute", action="store_true", help="run every notebook first instead of using "
+                        "the outputs stored in it")
+
+
+def run(args):
+    from .lab import notebooks_dir
+
+    nbdir = Path(args.notebooks) if args.notebooks else notebooks_dir()
+    written = render(nbdir, args.out, execute=args.execute)
+    n = len(written) - 1
+    print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}")
+    return 0
