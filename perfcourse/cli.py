@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import os
 import sys
 
 # name -> (module that defines add_arguments(parser) and run(args) -> int, one-line help)
@@ -20,30 +22,29 @@ COMMANDS = {
 }
 
 
-def build_parser():
+def build_parser(command=None):
+    """The argument parser; only ``command``'s module is imported (to add its arguments)."""
     parser = argparse.ArgumentParser(
         prog="perfcourse",
         description="Fundamentals of GPU and parallel performance: predict, then measure.")
     parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, helptext) in COMMANDS.items():
-        mod = _load(module)
-        if mod is None:
+        if not _exists(module):
             continue
         p = sub.add_parser(name, help=helptext, description=helptext)
         p.set_defaults(_module=module)
-        mod.add_arguments(p)
+        if name == command:
+            importlib.import_module(module).add_arguments(p)
     return parser
 
 
-def _load(module):
-    """Import a command's module; None when that module does not exist in this version."""
+def _exists(module):
+    """True when a command's module is part of this version of the package."""
     try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as err:
-        if err.name is not None and module.startswith(err.name):
-            return None
-        raise
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def _version():
@@ -53,12 +54,18 @@ def _version():
 
 
 def main(argv=None):
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
-    return int(importlib.import_module(args._module).run(args) or 0)
+    try:
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

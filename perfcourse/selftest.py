@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ._check import real
 
-__all__ = ["Question", "bank", "get", "check", "answer", "ask"]
+__all__ = ["Question", "bank", "get", "check", "answer", "ask", "score", "quiz_widget"]
 
 
 @dataclass(frozen=True)
@@ -144,3 +144,46 @@ def answer(qid):
     q = get(qid)
     print(f"[{q.qid}] {_reference_text(q)}. {q.why}")
     return q.reference() if q.kind == "number" else q.correct
+
+
+def score(answers):
+    """Check a dict of answers ``{qid: answer}`` quietly; print a summary; return ``(right, total)``.
+
+    ``None`` counts as not answered yet; an answer of the wrong form (a word for a
+    number, an unknown letter) counts as wrong and is listed with the reason.
+
+    Examples
+    --------
+    >>> score({"lecture-amdahl-1pct": 100, "lecture-ex3-little": 12, "lecture-ex4-speedup": None})
+    Score: 1/3 right (33%).
+      not quite: lecture-ex3-little
+      no answer yet: lecture-ex4-speedup
+    (1, 3)
+    """
+    if not isinstance(answers, dict):
+        raise TypeError(f"answers must be a dict {{question id: answer}}; got {type(answers).__name__}")
+    if not answers:
+        raise ValueError("answers must hold at least one {question id: answer} pair; got an empty dict")
+    right, wrong, blank, unreadable = [], [], [], []
+    for qid, given in answers.items():
+        get(qid)
+        if given is None:
+            blank.append(qid)
+            continue
+        try:
+            (right if check(qid, given, quiet=True) else wrong).append(qid)
+        except (TypeError, ValueError) as err:
+            unreadable.append(f"{qid} ({err})")
+    total = len(answers)
+    print(f"Score: {len(right)}/{total} right ({len(right) / total:.0%}).")
+    for label, ids in (("not quite", wrong), ("no answer yet", blank), ("could not read", unreadable)):
+        if ids:
+            print(f"  {label}: {', '.join(ids)}")
+    return len(right), total
+
+
+def quiz_widget(qids=None):
+    """An interactive quiz over the bank (every question when ``qids`` is None); see :mod:`perfcourse.quiz`."""
+    from .quiz import quiz_widget as build
+
+    return build(qids)

@@ -39,7 +39,7 @@ def test_help_lists_commands(capsys):
     assert cli.main([]) == 0
     out = capsys.readouterr().out
     for name, (module, _) in cli.COMMANDS.items():
-        if cli._load(module) is not None:  # interim: commands still being built are left out
+        if cli._exists(module):  # interim: commands still being built are left out
             assert name in out
 
 

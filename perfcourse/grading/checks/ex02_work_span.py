@@ -1,0 +1,103 @@
+"""Exercise 02: work and span of a task graph, its critical path, Brent's time bounds."""
+
+from __future__ import annotations
+
+from ...laws import brent_bound
+from ._tools import part, run_cases, short
+
+
+def reference_longest_paths(edges, cost):
+    """For each task, the longest cost of a chain ending with it, and its predecessor on that chain.
+
+    Examples
+    --------
+    >>> finish, _ = reference_longest_paths([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")],
+    ...                                     {"a": 1, "b": 2, "c": 3, "d": 1})
+    >>> finish["d"]
+    5
+    """
+    preds = {task: [] for task in cost}
+    for u, v in edges:
+        preds[v].append(u)
+    finish, via = {}, {}
+
+    def visit(task):                       # memoised depth-first search, iterative
+        stack = [task]
+        while stack:
+            t = stack[-1]
+            todo = [p for p in preds[t] if p not in finish]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            best = max(preds[t], key=finish.get, default=None)
+            finish[t] = cost[t] + (finish[best] if best is not None else 0)
+            via[t] = best
+
+    for task in cost:
+        if task not in finish:
+            visit(task)
+    return finish, via
+
+
+def reference_work_and_span(edges, cost):
+    finish, _ = reference_longest_paths(edges, cost)
+    return (sum(cost.values()), max(finish.values()))
+
+
+def random_dag(rng, n_low=6, n_high=40):
+    """A random task graph: edges only go forward in a shuffled order, so it has no cycle."""
+    n = int(rng.integers(n_low, n_high))
+    names = [f"t{i}" for i in rng.permutation(n)]
+    density = float(rng.uniform(0.05, 0.4))
+    edges = [(names[i], names[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < density]
+    edges = [edges[i] for i in rng.permutation(len(edges))]
+    cost = {name: float(rng.uniform(0.5, 10.0)) for name in sorted(names)}
+    return edges, cost
+
+
+@part("A: work and span of a task graph", points=3, needs=("work_and_span",))
+def check_work_and_span(work_and_span, rng):
+    cases = []
+    for _ in range(6):
+        edges, cost = random_dag(rng)
+        cases.append(((edges, cost), reference_work_and_span(edges, cost)))
+    return run_cases(work_and_span, cases, 3, rtol=1e-9)
+
+
+def _path_problem(path, edges, cost, span):
+    """Why ``path`` is not a critical path of the graph, or None when it is one."""
+    if not isinstance(path, (list, tuple)) or not path:
+        return f"expected a non-empty list of task names, got {short(path)}"
+    if any(t not in cost for t in path):
+        return f"{short(path)} names a task that is not in the graph"
+    edge_set = set(edges)
+    for u, v in zip(path, path[1:], strict=False):
+        if (u, v) not in edge_set:
+            return f"{short(path)} is not a chain: there is no edge {u!r} -> {v!r}"
+    length = sum(cost[t] for t in path)
+    if abs(length - span) > 1e-9 * span:
+        return f"the chain {short(path)} costs {length:.6g}, but the span is {span:.6g}"
+    return None
+
+
+@part("B: the critical path itself", points=3, needs=("critical_path",))
+def check_critical_path(critical_path, rng):
+    for _ in range(6):
+        edges, cost = random_dag(rng)
+        span = reference_work_and_span(edges, cost)[1]
+        problem = _path_problem(critical_path(list(edges), dict(cost)), edges, cost, span)
+        if problem:
+            return 0, 3, f"wrong for a graph of {len(cost)} tasks and {len(edges)} edges: {problem}"
+    return 3, 3, "correct on 6 random graphs"
+
+
+@part("C: Brent's lower and upper time bounds", points=2, needs=("time_bounds",))
+def check_time_bounds(time_bounds, rng):
+    cases = []
+    for _ in range(6):
+        span = float(rng.uniform(1.0, 100.0))
+        work = span * float(rng.uniform(1.0, 1e4))
+        p = int(rng.integers(1, 512))
+        cases.append(((work, span, p), (max(work / p, span), brent_bound(work, span, p))))
+    return run_cases(time_bounds, cases, 2, rtol=1e-9)

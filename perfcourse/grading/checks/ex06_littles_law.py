@@ -1,0 +1,77 @@
+"""Exercise 06: capacity planning with Little's law, an M/M/1 rate limit, in-flight counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...laws import littles_law
+from ._tools import part, run_cases
+
+
+def reference_replicas(arrival_rate, latency_s, concurrency_per_replica, target_utilization):
+    """Replicas so that L = lambda * W requests fit at the target utilization.
+
+    Examples
+    --------
+    >>> reference_replicas(1000, 0.2, 16, 0.7)
+    18
+    """
+    in_flight = littles_law(arrival_rate=arrival_rate, time_in_system=latency_s)
+    return math.ceil(in_flight / (concurrency_per_replica * target_utilization))
+
+
+def reference_max_rate(service_rate, latency_slo_s):
+    """Largest M/M/1 arrival rate with mean time in system <= SLO: mu - 1/SLO, or 0.0.
+
+    Examples
+    --------
+    >>> reference_max_rate(100.0, 0.05)
+    80.0
+    >>> from perfcourse.queueing import mm1
+    >>> round(mm1(80.0, 100.0).mean_time_in_system, 12)   # the SLO is met exactly
+    0.05
+    """
+    return max(service_rate - 1.0 / latency_slo_s, 0.0)
+
+
+def reference_in_flight(arrivals, departures, times):
+    """Requests with arrival <= t < departure, for each t in ``times``."""
+    arrivals, departures = np.asarray(arrivals), np.asarray(departures)
+    times = np.asarray(times)[:, None]
+    return ((arrivals <= times) & (times < departures)).sum(axis=1)
+
+
+@part("A: replicas needed (Little's law)", points=2, needs=("replicas_needed",))
+def check_replicas(replicas_needed, rng):
+    cases = []
+    for _ in range(6):
+        args = (float(rng.uniform(10, 1e5)), float(rng.uniform(1e-3, 2.0)), int(rng.integers(1, 256)),
+                float(rng.uniform(0.4, 0.95)))
+        cases.append((args, reference_replicas(*args)))
+    return run_cases(replicas_needed, cases, 2)
+
+
+@part("B: highest arrival rate meeting a mean-latency SLO", points=2, needs=("max_arrival_rate",))
+def check_max_rate(max_arrival_rate, rng):
+    cases = []
+    for k in range(6):
+        mu = float(rng.uniform(5, 5000))
+        slo = float(rng.uniform(0.2, 0.9)) / mu if k == 0 else float(rng.uniform(1.1, 50)) / mu
+        cases.append(((mu, slo), reference_max_rate(mu, slo)))
+    return run_cases(max_arrival_rate, cases, 2, rtol=1e-9, atol=1e-12)
+
+
+@part("C: requests in flight from a request log", points=3, needs=("in_flight_at",))
+def check_in_flight(in_flight_at, rng):
+    cases = []
+    for _ in range(5):
+        n = int(rng.integers(20, 400))
+        arrivals = np.cumsum(rng.exponential(1.0 / rng.uniform(5, 500), size=n))
+        departures = arrivals + rng.exponential(rng.uniform(0.005, 0.5), size=n)
+        order = rng.permutation(n)             # the log is not sorted
+        times = np.sort(rng.uniform(0, departures.max(), size=int(rng.integers(5, 50))))
+        args = (arrivals[order], departures[order], times)
+        cases.append((args, reference_in_flight(*args)))
+    return run_cases(in_flight_at, cases, 3)

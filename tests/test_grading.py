@@ -1,0 +1,235 @@
+"""Exercises from one source, and the grader on the real solutions and exercises."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from perfcourse import cli
+from perfcourse.grading import make
+from perfcourse.grading.checks import exercises, grade_namespace, parts
+from perfcourse.grading.grade import exercise_of, grade
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _namespace(path):
+    """Run a notebook's code cells in this process and return its globals."""
+    namespace = {"__name__": "__notebook__"}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, str(path), "exec"), namespace)
+    return namespace
+
+
+# --- one source -------------------------------------------------------------------------
+
+def test_make_exercises_check_passes(capsys):
+    args = ["make-exercises", "--check", f"--solutions={SOLUTIONS}", f"--exercises={EXERCISES}"]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    assert "all current" in capsys.readouterr().out
+
+
+def test_there_is_a_graded_exercise_for_each_lesson_01_to_08():
+    numbers = {p.name[:2] for p in SOLUTION_FILES}
+    assert numbers >= {f"{n:02d}" for n in range(1, 9)}
+    for path in SOLUTION_FILES:
+        exercise = exercise_of(nbformat.read(path, as_version=4), path)
+        assert exercise == f"ex{path.name[:2]}"
+        assert 2 <= len(parts(exercise)) <= 4
+
+
+def test_strip_solutions_keeps_indentation_and_rejects_bad_markers():
+    code = "def f(x):\n    '''doc'''\n    ### BEGIN SOLUTION\n    y = 2 * x\n    return y\n    ### END SOLUTION\n"
+    stripped, blocks = make.strip_solutions(code)
+    assert stripped == "def f(x):\n    '''doc'''\n    raise NotImplementedError()\n" and blocks == 1
+    with pytest.raises(ValueError, match="without a matching"):
+        make.strip_solutions("### BEGIN SOLUTION\nx = 1\n")
+    with pytest.raises(ValueError, match="line 1: ### END SOLUTION without"):
+        make.strip_solutions("### END SOLUTION\n")
+    with pytest.raises(ValueError, match="inside another"):
+        make.strip_solutions("### BEGIN SOLUTION\n### BEGIN SOLUTION\n")
+
+
+def test_exercise_differs_from_its_solution_only_in_solutions_and_outputs():
+    for path in SOLUTION_FILES:
+        sol = nbformat.read(path, as_version=4)
+        ex = nbformat.read(EXERCISES / path.name, as_version=4)
+        assert ex.metadata == sol.metadata and len(ex.cells) == len(sol.cells)
+        for s, e in zip(sol.cells, ex.cells, strict=True):
+            assert (e.cell_type, e.id, e.metadata) == (s.cell_type, s.id, s.metadata)
+            if s.cell_type != "code":
+                assert e.source == s.source
+                continue
+            assert e.outputs == [] and e.execution_count is None
+            assert "SOLUTION" not in e.source
+            assert e.source == make.strip_solutions(s.source)[0]
+        stubs = sum("raise NotImplementedError()" in c.source for c in ex.cells if c.cell_type == "code")
+        assert stubs == len(parts(exercise_of(ex, path)))
+
+
+def test_check_lists_stale_missing_and_extra_notebooks(tmp_path, capsys):
+    sol, ex = tmp_path / "solutions", tmp_path / "exercises"
+    sol.mkdir()
+    for path in SOLUTION_FILES[:3]:
+        (sol / path.name).write_bytes(path.read_bytes())
+    args = [f"--solutions={sol}", f"--exercises={ex}"]
+    assert cli.main(["make-exercises", *args]) == 0
+    assert cli.main(["make-exercises", *args, "--check"]) == 0
+    first, second = sorted(ex.glob("*.ipynb"))[:2]
+    first.write_text(first.read_text().replace("What to do", "What to do now"))
+    second.unlink()
+    (ex / "99_old.ipynb").write_text("{}")
+    capsys.readouterr()
+    assert cli.main(["make-exercises", *args, "--check"]) == 1
+    err = capsys.readouterr().err
+    assert f"stale: {first}" in err and f"missing: {second}" in err and "extra:" in err and "99_old" in err
+    assert cli.main(["make-exercises", *args]) == 0           # rewrites the two, leaves the extra file
+    assert first.read_text() == make.plan(sol, ex)[first]
+    assert "99_old" in capsys.readouterr().err
+
+
+def test_make_exercises_output_is_deterministic(tmp_path):
+    a, b = make.plan(SOLUTIONS, tmp_path / "a"), make.plan(SOLUTIONS, tmp_path / "b")
+    assert list(a.values()) == list(b.values())
+    assert all(text.endswith("}\n") for text in a.values())
+
+
+# --- the checks, in this process ----------------------------------------------------------
+
+@pytest.mark.parametrize("path", SOLUTION_FILES, ids=lambda p: p.stem)
+def test_solutions_pass_their_checks_for_many_seeds(path, capsys):
+    namespace = _namespace(path)
+    exercise = exercise_of(nbformat.read(path, as_version=4), path)
+    for seed in range(15):
+        for result in grade_namespace(exercise, namespace, seed=seed):
+            assert result["points"] == result["max_points"], (seed, result)
+
+
+def test_untouched_stubs_score_zero_with_not_implemented():
+    for exercise in exercises():
+        namespace = {}
+        for p in parts(exercise):
+            for name in p.needs:
+                namespace[name] = lambda *args: (_ for _ in ()).throw(NotImplementedError())
+        results = grade_namespace(exercise, namespace, seed=3)
+        assert [r["feedback"] for r in results] == ["not implemented"] * len(results)
+        assert sum(r["points"] for r in results) == 0
+
+
+def test_checks_draw_new_inputs_for_each_seed():
+    seen = []
+
+    def spy(*args):
+        seen.append(repr(args))
+        raise ValueError("stop")
+
+    for seed in (1, 2):
+        grade_namespace("ex06", {"replicas_needed": spy}, seed=seed)
+    assert len(seen) == 2 and seen[0] != seen[1]
+
+
+def test_answers_typed_in_from_the_self_check_score_nothing():
+    namespace = _namespace(SOLUTIONS / "06_littles_law.ipynb")
+    def max_arrival_rate(service_rate, latency_slo_s):
+        return 80.0
+
+    namespace["max_arrival_rate"] = max_arrival_rate
+    namespace["replicas_needed"] = lambda *args: 18
+    for seed in range(5):
+        results = grade_namespace("ex06", namespace, seed=seed)
+        assert [r["points"] for r in results[:2]] == [0, 0]
+        assert results[1]["feedback"].startswith("wrong for max_arrival_rate(")
+        assert results[2]["points"] == results[2]["max_points"]
+
+
+def test_missing_function_and_bad_input_are_reported():
+    results = grade_namespace("ex02", {}, seed=0)
+    assert results[0]["feedback"].startswith("work_and_span is not defined")
+    with pytest.raises(ValueError, match="exercise must be one of"):
+        grade_namespace("ex99", {}, seed=0)
+    with pytest.raises(TypeError, match="namespace must be a mapping"):
+        grade_namespace("ex02", [], seed=0)
+
+
+# --- the grader on the course's own notebooks --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def course_book():
+    return grade([SOLUTIONS, EXERCISES], jobs=2, progress=False)
+
+
+def test_grading_the_course_completes_without_grader_errors(course_book):
+    assert course_book["errors"] == []
+    graded = {Path(s["submission"]).parent.name for s in course_book["submissions"]}
+    assert graded == {"solutions", "exercises"}
+    assert len(course_book["submissions"]) == 2 * len(SOLUTION_FILES)
+
+
+def test_every_solution_scores_full_marks(course_book):
+    for sub in course_book["submissions"]:
+        if Path(sub["submission"]).parent.name == "solutions":
+            assert sub["points"] == sub["max_points"] > 0, sub
+            assert sub["problems"] == []
+
+
+def test_every_untouched_exercise_scores_zero_on_every_part(course_book):
+    for sub in course_book["submissions"]:
+        if Path(sub["submission"]).parent.name == "exercises":
+            assert sub["max_points"] > 0
+            for part in sub["parts"]:
+                assert (part["points"], part["feedback"]) == (0, "not implemented"), sub["submission"]
+
+
+def test_cli_writes_json_and_honours_fail_under(tmp_path, capsys):
+    solved = tmp_path / "alice" / "05_roofline.ipynb"
+    untouched = tmp_path / "bob" / "05_roofline.ipynb"
+    for src, dst in ((SOLUTIONS, solved), (EXERCISES, untouched)):
+        dst.parent.mkdir()
+        dst.write_bytes((src / "05_roofline.ipynb").read_bytes())
+    before = {p: p.read_bytes() for p in (solved, untouched)}
+    book = tmp_path / "book.json"
+    assert cli.main(["grade", str(solved), "--fail-under", "100", "--json", str(book)]) == 0
+    data = json.loads(book.read_text())
+    assert data["percent"] == 100 and data["submissions"][0]["submission"] == str(solved)
+    assert {"part", "points", "max_points", "feedback"} <= set(data["submissions"][0]["parts"][0])
+    out = capsys.readouterr().out
+    assert "Total: 7/7 points (100.0%)" in out and "correct on" in out
+    assert cli.main(["grade", str(tmp_path), "--fail-under", "60", "--seed", "7"]) == 1
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'bob' / '05_roofline.ipynb'}" in out and "Total: 7/14 points (50.0%)" in out
+    assert cli.main(["grade", str(tmp_path), "--fail-under", "50", "--seed", "7"]) == 0
+    assert {p: p.read_bytes() for p in before} == before        # submissions never change
+
+
+def test_grader_failures_exit_2(tmp_path, capsys):
+    assert cli.main(["grade", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert cli.main(["grade", str(tmp_path)]) == 2               # nothing to grade
+
+
+# --- instructor documents ------------------------------------------------------------------
+
+def test_instructor_guide_covers_every_lesson_and_the_grader():
+    guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    for n, slug in enumerate(["00_start_here", "01_latency_throughput", "02_work_span", "03_amdahl",
+                              "04_gustafson", "05_roofline", "06_littles_law", "07_scaling_efficiency",
+                              "08_optimization_order", "09_hand_calculations", "10_self_test"]):
+        assert f"`{slug}.ipynb`" in guide and f"### {n:02d} · " in guide
+    for phrase in ("not a security sandbox", "perfcourse grade submissions/", "--fail-under", "JupyterHub",
+                   "autograde-workflow.yml", "Common misconceptions", "Discussion questions"):
+        assert phrase in guide
+
+
+def test_autograde_workflow_installs_and_grades_with_a_pass_mark():
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / "docs" / "autograde-workflow.yml").read_text())
+    assert "push" in workflow[True]                 # YAML reads the key `on` as True
+    runs = [step.get("run", "") for step in workflow["jobs"]["grade"]["steps"]]
+    assert any("pip install" in r for r in runs)
+    assert any(r.startswith("perfcourse grade exercises/") and "--fail-under" in r for r in runs)

@@ -1,0 +1,200 @@
+import functools
+import gc
+import statistics
+import time
+import timeit
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfcourse import backend, timing
+from perfcourse.timing import Timing, measure
+
+
+def _sized_op(target_s=2e-3):
+    """A single-threaded NumPy operation that takes about ``target_s`` on this machine."""
+    n = 1 << 16
+    while True:
+        op = functools.partial(np.cumsum, np.random.default_rng(0).random(n))
+        t = min(timeit.repeat(op, number=1, repeat=5))
+        if t >= target_s or n >= 1 << 26:
+            return op, t
+        n *= 2
+
+
+def test_median_agrees_with_timeit_within_10_percent():
+    op, _ = _sized_op()
+    ratios = []
+    for _ in range(3):  # other work on the machine can spoil one attempt; never all
+        reference = statistics.median(timeit.repeat(op, number=1, repeat=25))
+        t = measure(op, repeat=25, warmup_s=0.05, name="cumsum")
+        assert t.batch == 1 and t.n == 25
+        ratios.append(t.p50 / reference)
+        if abs(ratios[-1] - 1) < 0.10:
+            break
+    assert abs(ratios[-1] - 1) < 0.10, f"measure/timeit medians: {ratios}"
+
+
+samples = st.lists(st.floats(min_value=0, max_value=1e3, allow_nan=False, allow_infinity=False), min_size=1,
+                   max_size=60)
+
+
+@given(samples)
+def test_percentiles_are_ordered_and_match_numpy(values):
+    t = Timing.from_samples(values)
+    assert t.min <= t.p50 <= t.p95 <= t.p99 <= max(values)
+    for q in (0, 25, 50, 95, 99, 100):
+        assert t.percentile(q) == pytest.approx(np.percentile(values, q), rel=1e-12, abs=1e-300)
+
+
+@given(samples, st.floats(0, 100), st.floats(0, 100))
+def test_percentile_never_decreases(values, q1, q2):
+    t = Timing.from_samples(values)
+    lo, hi = sorted((q1, q2))
+    assert t.percentile(lo) <= t.percentile(hi)
+
+
+def test_summary_statistics_and_noise_flag():
+    tight = Timing.from_samples([1.00e-3, 1.01e-3, 1.02e-3, 0.99e-3], name="tight")
+    assert not tight.noisy and tight.mean == pytest.approx(1.005e-3)
+    spread = Timing.from_samples([1e-3, 2e-3, 3e-3, 4e-3], name="spread")
+    assert spread.iqr_over_median == pytest.approx((3.25e-3 - 1.75e-3) / 2.5e-3)
+    assert spread.noisy and "NOISY" in str(spread) and "NOISY" not in str(tight)
+    assert "ms" in str(tight) and "warm L2" in str(tight)
+    assert spread.per_second(1e6) == pytest.approx(1e6 / 2.5e-3)
+    d = spread.to_dict()
+    assert d["p50_s"] == spread.p50 and d["samples_s"] == [1e-3, 2e-3, 3e-3, 4e-3]
+    with pytest.raises(ValueError, match="at least one"):
+        Timing.from_samples([])
+    with pytest.raises(ValueError, match="finite"):
+        Timing.from_samples([1.0, -1.0])
+    with pytest.raises(ValueError, match="q must be"):
+        spread.percentile(101)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"repeat": 0}, ValueError, "repeat"),
+    ({"repeat": 2.5}, TypeError, "repeat"),
+    ({"warmup_s": -1}, ValueError, "warmup_s"),
+    ({"max_duration_s": 0}, ValueError, "max_duration_s"),
+    ({"l2": "hot"}, ValueError, "l2"),
+    ({"kwargs": [1]}, TypeError, "kwargs"),
+    ({"name": 3}, TypeError, "name"),
+    ({"batch": 0}, ValueError, "batch"),
+    ({"l2": "cold", "batch": 4}, ValueError, "batch"),
+    ({"min_samples": 0}, ValueError, "min_samples"),
+    ({"backend": "numpy"}, TypeError, "backend"),
+])
+def test_argument_checks(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        measure(lambda: None, **kwargs)
+
+
+def test_fn_must_be_callable():
+    with pytest.raises(TypeError, match="fn must be callable"):
+        measure(42)
+    with pytest.raises(TypeError, match="fn must be callable"):
+        timing.time_without_sync("np.copy")
+
+
+def test_short_calls_are_batched_and_counted():
+    calls = []
+
+    def tiny():
+        calls.append(None)
+
+    t = measure(tiny, repeat=10, warmup_s=0.01)
+    assert t.batch > 1 and t.n == 10
+    assert len(calls) == t.warmup_calls + t.batch * t.n
+    assert t.p50 < timing.SHORT_CALL_S
+    assert f"of {t.batch} calls" in str(t)
+
+
+def test_long_calls_are_not_batched():
+    t = measure(time.sleep, 2e-3, repeat=5, warmup_s=0.0)
+    assert t.batch == 1 and 1.9e-3 < t.p50 < 50e-3
+
+
+def test_arguments_and_kwargs_reach_fn():
+    seen = []
+    measure(lambda a, b=0: seen.append((a, b)), 1, kwargs={"b": 2}, repeat=2, warmup_s=0, batch=1)
+    assert set(seen) == {(1, 2)}
+
+
+def test_hard_cap_stops_early_and_keeps_minimum():
+    begin = time.perf_counter()
+    t = measure(time.sleep, 0.02, repeat=1000, warmup_s=0.0, max_duration_s=0.3)
+    elapsed = time.perf_counter() - begin
+    assert t.stopped_early and t.repeat == 1000 and 5 <= t.n < 20
+    assert elapsed < 0.3 + 0.2 and t.total_s <= elapsed
+    assert "cut to" in str(t)
+    slow = measure(time.sleep, 0.1, repeat=10, warmup_s=0.0, max_duration_s=0.25)
+    assert slow.stopped_early and 1 <= slow.n <= 2
+
+
+def test_gc_is_off_while_timing_and_restored():
+    states = []
+    t = measure(lambda: states.append(gc.isenabled()), repeat=3, warmup_s=0.0, batch=1)
+    assert states[0] and not any(states[t.warmup_calls:])  # warm-up may collect; samples may not
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        measure(lambda: None, repeat=2, warmup_s=0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    def boom():
+        if not gc.isenabled():
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        measure(boom, repeat=2, warmup_s=0.0)
+    assert gc.isenabled()
+
+
+def test_cold_mode_flushes_twice_the_cache():
+    small = backend.Backend("numpy", np, False, "test CPU", "test", cache_bytes=2**20)
+    assert timing.flush_bytes(small) == 2 * 2**20
+    unknown = backend.Backend("numpy", np, False, "test CPU", "test", cache_bytes=None)
+    assert timing.flush_bytes(unknown) == 2 * 64 * 2**20
+    t = measure(np.copy, np.ones(1000), repeat=4, warmup_s=0, l2="cold", backend=small)
+    assert t.l2 == "cold" and t.batch == 1 and "cold L2" in str(t) and t.device == "test CPU"
+
+
+def test_time_without_sync_is_a_plain_host_time():
+    s = timing.time_without_sync(time.sleep, 2e-3)
+    assert 1.9e-3 < s < 0.1
+    with pytest.raises(TypeError, match="warmup"):
+        timing.time_without_sync(time.sleep, 0, warmup=1)
+
+
+def test_format_seconds_units():
+    assert timing.format_seconds(1.5e-3) == "1.5 ms"
+    assert timing.format_seconds(0) == "0 ns"
+    with pytest.raises(TypeError, match="seconds"):
+        timing.format_seconds("1 ms")
+
+
+@pytest.mark.gpu
+def test_gpu_harness_agrees_with_cupyx_benchmark():
+    import cupy
+    from cupyx.profiler import benchmark
+
+    b = backend.get(refresh=True)
+    x = cupy.random.random(2**28, dtype=cupy.float32)
+
+    def scale():
+        return x * 2.0
+
+    reference = float(np.median(benchmark(scale, n_repeat=50, n_warmup=10).gpu_times[0]))
+    t = measure(scale, repeat=50, backend=b)
+    assert t.backend == "cupy" and t.batch == 1
+    assert abs(t.p50 / reference - 1) < 0.10
+    assert timing.time_without_sync(scale) < 0.5 * t.p50  # the launch returns before the kernel ends
+    cold = measure(scale, repeat=5, l2="cold", backend=b)
+    assert cold.l2 == "cold" and cold.n == 5
+    tiny = measure(lambda: x[:16] * 2.0, repeat=5, backend=b)
+    assert tiny.batch > 1
