@@ -7,20 +7,11 @@ import os
 import platform
 import sys
 
+from . import backend
+from .backend import cpu_model
+
 PACKAGES = ("perfcourse", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "tqdm", "cupy-cuda12x",
             "cupy-cuda13x", "nbval", "pytest")
-
-
-def cpu_model():
-    """The CPU's model name, read from /proc/cpuinfo where there is one."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def report():
@@ -33,17 +24,9 @@ def report():
         except importlib.metadata.PackageNotFoundError:
             if not name.startswith("cupy"):
                 lines.append(f"{name}: not installed")
-    lines.append(f"backend: {_backend_line()}")
+    lines.append(f"backend: {backend.describe()}")
     lines.append(f"cpu: {cpu_model()}, {os.cpu_count()} logical cores")
     return lines
-
-
-def _backend_line():
-    try:
-        from . import backend
-    except ImportError:
-        return "numpy (CPU)"
-    return backend.describe()
 
 
 def add_arguments(parser):

@@ -1,7 +1,13 @@
-"""Queueing formulas for a single server: M/M/1 and M/D/1.
+"""Queueing for a single server: M/M/1 and M/D/1 formulas, and a simulator to check them.
 
 Rates are in requests per second, times in seconds. ``rho = arrival_rate / service_rate``
 must stay below 1: at or above it the queue grows without bound.
+
+The discrete-event simulator (FCFS, static, dynamic and continuous batching) lives in
+:mod:`perfcourse.simulator` and :mod:`perfcourse.continuous`, its inputs (arrivals, service
+times) in :mod:`perfcourse.servicetime`, its per-request records and Little's-law check in
+:mod:`perfcourse.simtrace`. All of it is re-exported here, so
+``perfcourse.queueing.simulate(...)`` works.
 """
 
 from __future__ import annotations
@@ -10,8 +16,15 @@ import math
 from dataclasses import dataclass
 
 from ._check import real
+from .continuous import continuous_batch
+from .servicetime import Poisson, Service, affine, exponential, table
+from .simtrace import LittleCheck, Trace, little_check, percentiles
+from .simulator import POLICIES, dynamic_batch, fcfs, lindley_starts, simulate, static_batch, sweep
 
-__all__ = ["QueueStats", "mm1", "md1"]
+__all__ = ["QueueStats", "mm1", "md1",
+           "simulate", "sweep", "fcfs", "static_batch", "dynamic_batch", "continuous_batch", "POLICIES",
+           "Poisson", "Service", "affine", "table", "exponential", "lindley_starts",
+           "Trace", "LittleCheck", "little_check", "percentiles"]
 
 
 @dataclass(frozen=True)

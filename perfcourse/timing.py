@@ -223,8 +223,12 @@ def _check_args(fn, args, kwargs, name):
     return (lambda: fn(*args, **kwargs)), name or getattr(fn, "__name__", "call")
 
 
+MIN_WARMUP_CALLS = 3  # first calls may spin up thread pools or pack buffers, whatever warmup_s says
+
+
 def _warm_up(call, b, warmup_s, deadline):
-    """Call until ``warmup_s`` has passed (at least once); return (calls, typical seconds per call)."""
+    """Call until ``warmup_s`` has passed and at least ``MIN_WARMUP_CALLS`` calls were made (the
+    hard deadline cuts both short); return (calls, typical seconds per call)."""
     calls, times = 0, []
     begin = time.perf_counter()
     while True:
@@ -234,7 +238,7 @@ def _warm_up(call, b, warmup_s, deadline):
         times.append((time.perf_counter_ns() - t0) * 1e-9)
         calls += 1
         now = time.perf_counter()
-        if now - begin >= warmup_s or now >= deadline:
+        if (now - begin >= warmup_s and calls >= MIN_WARMUP_CALLS) or now >= deadline:
             break
     typical = float(np.median(times[-5:])) if len(times) > 1 else times[0]
     return calls, typical

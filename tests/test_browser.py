@@ -18,9 +18,16 @@ AMDAHL_LINE = re.compile(r"s = ([0-9.]+), N = ([0-9]+): speedup = ([0-9.]+)x")
 
 
 @pytest.fixture(scope="module")
-def lab():
+def page():
+    """One Chromium for the whole module (Playwright's sync API allows one driver at a time)."""
     need_browser()
-    with jupyterlab(NOTEBOOKS) as base, chromium_page() as page:
+    with chromium_page() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def lab(page):
+    with jupyterlab(NOTEBOOKS) as base:
         yield base, page
 
 
@@ -87,12 +94,11 @@ def test_start_here_shows_the_backend(lab):
     assert re.search(r"\bnumpy\b", text, re.I) and "CPU" in text, "the environment check shows no backend"
 
 
-def test_present_shows_widgets_without_code():
-    need_browser()
+def test_present_shows_widgets_without_code(page):
     from perfcourse.present import find_lesson, voila_command
 
     cmd = voila_command(find_lesson(3, NOTEBOOKS), port="{port}", no_browser=True)
-    with server(cmd, "/", cwd=NOTEBOOKS, timeout=180) as base, chromium_page() as page:
+    with server(cmd, "/", cwd=NOTEBOOKS, timeout=180) as base:
         page.goto(base, timeout=180_000)
         slider = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="serial")).first
         slider.wait_for(state="visible", timeout=180_000)
@@ -101,20 +107,18 @@ def test_present_shows_widgets_without_code():
         assert "amdahl_speedup(" not in page.content().split("<body", 1)[1].split("widget-state", 1)[0]
 
 
-def test_static_site_index_links_to_lessons(tmp_path):
-    need_browser()
+def test_static_site_index_links_to_lessons(page, tmp_path):
     written = render(NOTEBOOKS, tmp_path)
     assert written[0].name == "index.html" and len(written) == 1 + len(list(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
-    with chromium_page() as page:
-        page.goto(written[0].as_uri())
-        links = page.locator("ol a")
-        assert links.count() == len(written) - 1
-        first_title = links.nth(1).inner_text()
-        links.nth(1).click()
-        page.wait_for_load_state()
-        assert page.url.endswith(written[2].name)
-        assert first_title in page.locator("h1").first.inner_text()
-        assert page.locator("img").count() >= 1, "the lesson page shows no figure"
-        assert page.locator("nav.pc-nav a", has_text="All lessons").count() == 1
-        assert page.get_by_text("Interactive figure, shown at its starting values").count() >= 1
-        screenshot(page, "site-lesson")
+    page.goto(written[0].as_uri())
+    links = page.locator("ol a")
+    assert links.count() == len(written) - 1
+    first_title = links.nth(1).inner_text()
+    links.nth(1).click()
+    page.wait_for_load_state()
+    assert page.url.endswith(written[2].name)
+    assert first_title in page.locator("h1").first.inner_text()
+    assert page.locator("img").count() >= 1, "the lesson page shows no figure"
+    assert page.locator("nav.pc-nav a", has_text="All lessons").count() == 1
+    assert page.get_by_text("Interactive figure, shown at its starting values").count() >= 1
+    screenshot(page, "site-lesson")

@@ -1,0 +1,101 @@
+"""``perfcourse bench``: this machine's measured ceilings beside its datasheet.
+
+Examples
+--------
+>>> si(4.31e12, "B/s"), si(7.4e-7, "s"), si(989e12, "FLOP/s")
+('4.31 TB/s', '740 ns', '989 TFLOP/s')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from . import backend as _backend
+from . import hardware
+
+__all__ = ["si", "rows", "report", "add_arguments", "run"]
+
+_PREFIXES = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+_DATASHEET_KEY = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+
+
+def si(value, unit):
+    """A value with an SI prefix and three significant digits; seconds go down to ns.
+
+    Examples
+    --------
+    >>> si(None, "B/s"), si(2.5e-3, "s"), si(32e9, "B/s")
+    ('-', '2.5 ms', '32 GB/s')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if unit == "s":
+        from .timing import format_seconds
+
+        return format_seconds(value)
+    for scale, prefix in _PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def rows(ceilings, sheet=None):
+    """Table rows ``(figure, measured, datasheet, percent)`` as strings."""
+    def row(label, measured, peak, unit):
+        pct = f"{100 * measured / peak:.1f}%" if measured and peak else "-"
+        return label, si(measured, unit), si(peak, unit), pct
+
+    bw = sheet.memory_bandwidth if sheet else None
+    out = [row("memory bandwidth, copy (2N counted)", ceilings.copy_bandwidth, bw, "B/s"),
+           row("memory bandwidth, triad (3N counted)", ceilings.triad_bandwidth, bw, "B/s")]
+    for dtype, rate in ceilings.matmul_flops.items():
+        n = ceilings.matmul_sizes[dtype]
+        peak = sheet.peak_flops(_DATASHEET_KEY[dtype]) if sheet and dtype in _DATASHEET_KEY else None
+        out.append(row(f"matmul {dtype} ({n}^3)", rate, peak, "FLOP/s"))
+    if ceilings.backend == "cupy":
+        out.append(row("kernel launch, back to back", ceilings.launch_s, None, "s"))
+        out.append(row("kernel launch + synchronize", ceilings.launch_sync_s, None, "s"))
+    else:
+        out.append(row("one small NumPy call", ceilings.launch_s, None, "s"))
+    return out
+
+
+def report(ceilings, sheet=None):
+    """The bench table as text, with a header naming the device and the datasheet's source."""
+    cols = 4 if sheet else 2   # no datasheet: measured figures only
+    table = [r[:cols] for r in [("figure", "measured", "datasheet", "% of datasheet")] + rows(ceilings, sheet)]
+    widths = [max(len(r[i]) for r in table) for i in range(cols)]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in
+                       enumerate(zip(r, widths, strict=True))) for r in table]
+    lines.insert(1, "-" * len(lines[0]))
+    lines.insert(0, f"device: {ceilings.device} ({ceilings.backend}), measured {ceilings.date}")
+    stream = f"STREAM arrays: {ceilings.stream_elements:,} {ceilings.stream_dtype} elements each"
+    if ceilings.cache_bytes:
+        stream += f" (last-level cache {ceilings.cache_bytes / 2**20:g} MiB)"
+    lines.append(stream)
+    if sheet:
+        lines.append(f"datasheet: {sheet.name}; source: {sheet.source}")
+    lines += [f"note: {n}" for n in ceilings.notes]
+    return "\n".join(lines)
+
+
+def add_arguments(parser):
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a few seconds)")
+    parser.add_argument("--json", metavar="FILE", help="also write the measured figures to FILE as JSON")
+
+
+def run(args):
+    b = _backend.get()
+    print(f"perfcourse bench: {b.describe()}")
+    sheet = hardware.device_datasheet(b)
+    if not b.on_gpu:
+        print("Measured figures only.")
+    ceilings = hardware.measure_ceilings(quick=bool(args.quick), backend=b, progress=False)
+    print(report(ceilings, sheet))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"ceilings": ceilings.to_dict(), "datasheet": sheet.__dict__ if sheet else None}, f,
+                      indent=1, default=list)
+        print(f"wrote {args.json}")
+    return 0

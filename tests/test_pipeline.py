@@ -1,0 +1,117 @@
+"""The lesson-08 case study: every version is correct; changes, predictions and the log behave."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from perfcourse import casestudy, pipeline, profiler
+from perfcourse.timing import Timing
+
+ALL_SETTINGS = [pipeline.Settings(*c) for c in itertools.product(*pipeline.Settings.CHOICES.values())]
+
+
+@pytest.mark.parametrize("lengths", [pipeline.uniform_lengths(6, 4), pipeline.mixed_lengths(7, 4, seed=2)])
+def test_every_version_matches_the_float64_reference(lengths):
+    batch = pipeline.make_batch(lengths, 16, seed=5)
+    ref = pipeline.reference(batch)
+    assert ref.shape == (len(lengths), 16)
+    for settings in ALL_SETTINGS:
+        out = pipeline.run(profiler.NULL, batch, settings)
+        assert out.dtype == np.float32
+        assert pipeline.max_error(out, ref) < pipeline.TOLERANCE, settings.label()
+
+
+def test_a_wrong_pipeline_fails_the_tolerance():
+    batch = pipeline.make_batch([5, 3], 16)
+    ref = pipeline.reference(batch)
+    out = pipeline.run(profiler.NULL, batch)
+    assert pipeline.max_error(out + 1e-3, ref) > pipeline.TOLERANCE
+
+
+def test_naive_version_has_the_spans_it_promises():
+    n = 5
+    batch = pipeline.make_batch(pipeline.uniform_lengths(n, 3), 8)
+    p = profiler.profile(pipeline.run, batch, pipeline.NAIVE, repeat=1)
+    assert p.spans["sync"].count == 8 * n + 1           # after each of 8 kernels per request, and the stack
+    assert p.spans["copy in"].count == n + 1            # one per request, one for the pooling helpers
+    assert p.spans["copy out"].count == n
+    fast = profiler.profile(pipeline.run, batch, pipeline.Settings("once", "one", "packed batch"), repeat=1)
+    assert fast.spans["sync"].count == 1 and fast.spans["matmul"].count == 1
+
+
+def test_settings_change_one_thing_at_a_time():
+    s = pipeline.NAIVE.but(copies="one")
+    assert (s.sync, s.copies, s.kernels) == ("each kernel", "one", "per request")
+    with pytest.raises(ValueError, match="exactly one"):
+        pipeline.NAIVE.but(sync="once", copies="one")
+    with pytest.raises(ValueError, match="no change"):
+        pipeline.NAIVE.but(sync="each kernel")
+    with pytest.raises(ValueError, match="kernels must be one of"):
+        pipeline.Settings(kernels="fused")
+
+
+def test_counts():
+    lengths = [2, 8]
+    assert casestudy.padded_rows(lengths) == 16
+    assert casestudy.flops(lengths, 4) == 10 * (2 * 16 + 32)
+    assert casestudy.unfused_bytes(lengths, 4) > casestudy.min_bytes(lengths, 4)
+    with pytest.raises(ValueError, match="lengths"):
+        casestudy.flops([0, 3], 4)
+
+
+def _profile(spans, wall=0.010):
+    return profiler.Profile(wall, {n: profiler.SpanTotal(n, k, c, h, None) for n, k, c, h in spans})
+
+
+def test_predictions_follow_their_rules():
+    ceil = {"peak_flops": 1e11, "bandwidth": 1e10, "call_s": 1e-6}
+    lengths, d = [4] * 10, 8
+    p = _profile([("sync", "sync", 90, 0.0009), ("copy in", "copy", 10, 0.001), ("to float32", "cpu", 10, 0.001),
+                  ("matmul", "kernel", 10, 0.004)])
+    sync = casestudy.predict(p, 0.009, pipeline.NAIVE, ("sync", "once"), lengths, d, **ceil)
+    scale = 0.009 / 0.010                                   # profiled spans rescaled to the bare run
+    assert sync.seconds == pytest.approx(0.009 - scale * 0.0009 * 89 / 90)
+    copies = casestudy.predict(p, 0.009, pipeline.NAIVE, ("copies", "one"), lengths, d, **ceil)
+    assert copies.seconds == pytest.approx(0.009 - scale * 0.002, abs=1e-5)
+    kern = casestudy.predict(p, 0.009, pipeline.NAIVE, ("kernels", "padded batch"), lengths, d, **ceil)
+    assert kern.seconds < 0.009 - scale * 0.004 + 1e-4 and "roofline" in kern.reason
+    padded = pipeline.Settings("once", "one", "padded batch")
+    packed = casestudy.predict(p, 0.009, padded, ("kernels", "packed batch"), [1, 1, 2], d, **ceil)
+    assert packed.seconds == pytest.approx(0.009 - scale * 0.004 * (1 - 4 / 6))
+    # a profile slower than the bare run never predicts a negative time
+    noisy = _profile([("matmul", "kernel", 10, 0.050)], wall=0.060)
+    assert casestudy.predict(noisy, 0.001, padded, ("kernels", "packed batch"), [1, 1, 2], d, **ceil).seconds > 0
+    with pytest.raises(ValueError, match="no change"):
+        casestudy.predict(p, 0.009, pipeline.NAIVE, ("sync", "each kernel"), lengths, d, **ceil)
+
+
+def test_change_log_keeps_only_correct_faster_versions():
+    log = casestudy.ChangeLog()
+    t = lambda s: Timing.from_samples([s, s * 1.01, s * 0.99])  # noqa: E731
+    pred = casestudy.Prediction(0.005, "guess")
+    assert log.add(pipeline.NAIVE, "baseline", "kernel", None, t(0.010), 1e-7)
+    assert not log.add(pipeline.NAIVE.but(sync="once"), "sync once", "sync", pred, t(0.0099), 1e-7)
+    assert not log.add(pipeline.NAIVE.but(sync="once"), "sync once again", "sync", pred, t(0.0146), 1e-7)
+    assert not log.add(pipeline.NAIVE.but(copies="one"), "one copy", "copy", pred, t(0.004), 1e-2)
+    assert log.add(pipeline.NAIVE.but(kernels="padded batch"), "padded", "kernel", pred, t(0.004), 1e-7)
+    assert log.best.change == "padded"
+    text = str(log)
+    assert "rejected" in text and "not kept: less than 5% faster" in text and "kept: 2.50x" in text
+    assert "not kept: slower (1.46x the time of the best so far)" in text   # slower is not "less faster"
+    table = [line for line in text.splitlines() if not line.startswith(("   ->", "measured"))]
+    assert len(table) == 6 and len({len(line) for line in table}) == 1       # rows line up in columns
+
+
+def test_what_if_follows_amdahl():
+    parts = {"kernel": 0.006, "copy": 0.003, "other": 0.001}
+    w = casestudy.what_if(parts, "kernel", 3)
+    assert sum(w.after.values()) == pytest.approx(0.010 / w.speedup)
+    assert w.limit == pytest.approx(1 / 0.4) and w.speedup < w.limit
+    assert casestudy.what_if(parts, "other", 1e9).speedup == pytest.approx(1 / 0.9, rel=1e-6)
+    assert "at most 2.50x" in str(w) and "Largest item: 'kernel' (60%)" in str(w)
+    assert "no limit" in str(casestudy.what_if({"kernel": 1.0}, "kernel", 2))
+    with pytest.raises(ValueError, match="item"):
+        casestudy.what_if(parts, "sync", 2)
+    with pytest.raises(ValueError, match="factor"):
+        casestudy.what_if(parts, "kernel", 0.5)

@@ -1,0 +1,97 @@
+"""The span profiler: what it records, how it adds up, and its plot."""
+
+import time
+
+import numpy as np
+import pytest
+
+from perfcourse import profiler
+
+
+def _work(prof, pause):
+    with prof.span("prepare", "cpu"):
+        data = list(range(1000))
+    for _ in range(3):
+        with prof.span("sleep", "kernel"):
+            time.sleep(pause)
+    with prof.span("wait", "sync"):
+        pass
+    return sum(data)
+
+
+def test_spans_are_counted_and_timed():
+    p = profiler.profile(_work, 0.002, repeat=1)
+    assert set(p.spans) == {"prepare", "sleep", "wait"}
+    sleep = p.spans["sleep"]
+    assert sleep.count == 3 and sleep.kind == "kernel"
+    assert sleep.host_s >= 3 * 0.002                    # sleeping never returns early
+    assert sleep.host_s <= p.wall_s
+    assert p.largest()[0] == "sleep"
+    assert sleep.device_s is None                       # no device events on the CPU backend
+
+
+def test_breakdown_adds_up_to_wall_time():
+    p = profiler.profile(_work, 0.001, repeat=3)
+    parts = p.breakdown()
+    assert list(parts) == ["cpu", "copy", "kernel", "sync", "other"]
+    assert sum(parts.values()) == pytest.approx(p.wall_s, rel=1e-9)
+    assert parts["kernel"] > parts["cpu"] and parts["copy"] == 0.0
+    assert p.by_kind("device") == dict.fromkeys(profiler.KINDS, 0.0)
+
+
+def test_profile_keeps_the_median_run():
+    pauses = iter([0.0, 0.08, 0.02])
+
+    def nap(prof):
+        with prof.span("nap", "kernel"):
+            time.sleep(next(pauses))
+
+    p = profiler.profile(nap, repeat=3)
+    assert 0.02 <= p.spans["nap"].host_s < 0.08
+
+
+def test_bad_spans_are_refused():
+    prof = profiler.Profiler()
+    with pytest.raises(ValueError, match="kind must be one of"):
+        prof.span("x", "network")
+    with pytest.raises(TypeError, match="name"):
+        prof.span("", "cpu")
+    with pytest.raises(TypeError, match="callable"):
+        profiler.profile(42)
+    with pytest.raises(ValueError, match="no spans"):
+        profiler.Profile(1.0, {}).largest()
+
+
+def test_exceptions_still_close_the_span():
+    prof = profiler.Profiler()
+    with pytest.raises(RuntimeError), prof.span("boom", "cpu"):
+        raise RuntimeError("inside")
+    assert prof.result(1.0).spans["boom"].count == 1
+
+
+def test_null_profiler_records_nothing():
+    assert _work(profiler.NULL, 0.0) == sum(range(1000))
+
+
+def test_table_and_plot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    p = profiler.profile(_work, 0.001, repeat=1)
+    text = p.table()
+    assert text.splitlines()[1].startswith("sleep") and "ms" in text
+    ax = profiler.plot_breakdowns({"a": p.breakdown(), "b": p.breakdown()}, title="t")
+    heights = [bar.get_height() for bar in ax.patches]
+    assert len(heights) == 2 * 5 and np.isclose(sum(heights), 2 * p.wall_s * 1e3)
+    with pytest.raises(ValueError, match="non-empty"):
+        profiler.plot_breakdowns({})
+
+
+def test_overhead_per_span_is_the_gap_per_span():
+    p = profiler.Profile(0.010, {"f": profiler.SpanTotal("f", "kernel", 500, 0.004, None)})
+    assert p.n_spans == 500
+    assert p.overhead_per_span(0.009) == pytest.approx(2e-6)
+    assert p.overhead_per_span(0.020) == 0.0      # bare slower than profiled (noise): no negative cost
+    with pytest.raises(ValueError, match="bare_s"):
+        p.overhead_per_span(-1.0)
+    assert "numpy on" in p.table().splitlines()[-1]   # the table names where it ran
