@@ -29,7 +29,8 @@ def headless():
 
 
 def lab_command(nbdir, *, port=None, no_browser=False):
-    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={nbdir}", FIRST]
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={nbdir}",
+           f"--LabApp.default_url=/lab/tree/{FIRST}"]
     if no_browser:
         cmd.append("--no-browser")
     if port:
