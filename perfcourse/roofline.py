@@ -114,13 +114,14 @@ def plot_roofline(peak_flops, peak_bandwidth, points=(), *, ax=None, label="roof
     all_roofs = [(label, peak_flops, peak_bandwidth, "-")] + [(n, f, b, "--") for n, f, b in roofs]
     for name, f, b, style in all_roofs:
         ax.loglog(x, attainable_flops(x, f, b), style, label=f"{name} (ridge {ridge_point(f, b):.3g} FLOP/B)")
-    for name, intensity, achieved in points:
+    offsets = ((6, 8), (6, -16), (6, 22), (6, -30))   # staggered so neighbouring labels do not overlap
+    for k, (name, intensity, achieved) in enumerate(points):
         i = real(f"intensity of {name}", intensity, low=0, low_open=True)
         a = real(f"achieved FLOP/s of {name}", achieved, low=0, low_open=True)
         pct = 100 * a / attainable_flops(i, peak_flops, peak_bandwidth)
         ax.loglog([i], [a], "o")
-        ax.annotate(f"{name} ({pct:.0f}% of roof)", (i, a), textcoords="offset points", xytext=(5, -12),
-                    fontsize=8)
+        ax.annotate(f"{name} ({pct:.0f}% of roof)", (i, a), textcoords="offset points",
+                    xytext=offsets[k % len(offsets)], fontsize=8)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
     ax.set_ylabel("attainable rate [FLOP/s]")
     ax.grid(True, which="both", alpha=0.3)
