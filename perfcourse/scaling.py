@@ -59,9 +59,7 @@ def amdahl_time(t1, serial_fraction, n):
     0.425
     """
     t = real("t1", t1, low=0, low_open=True)
-    s = real("serial_fraction", serial_fraction, low=0, high=1)
-    n = real("n", n, low=1)
-    return out(t * (s + (1.0 - s) / n))
+    return out(t / np.asarray(laws.amdahl_speedup(serial_fraction, n)))
 
 
 def fit_serial_fraction(n, speedup):
