@@ -3,27 +3,61 @@
 Count the work, the critical path and the bytes moved before you look at the hardware's
 peak; a "3x faster" that names no workload, batch, shape and percentile means almost nothing.
 
-Light modules (``laws``, ``roofline``, ``queueing``, ``selftest``) are imported at once;
-the rest (``backend``, ``timing``, ``kernels``, ``hardware``, ``widgets`` ...) on first use,
-so ``import perfcourse`` stays fast and never touches a GPU.
+The package is layered (see the README, "How the package is laid out"): ``models`` (formulas
+and counts) and ``queueing`` are pure; ``measure`` times real kernels; ``labs`` holds the
+lessons' experiments; ``viz`` draws; ``teach`` holds widgets, questions and drills; ``cli`` the
+commands. Lessons use the short names below (``pc.laws``, ``pc.timing`` ...); each module is
+imported on first use, so ``import perfcourse`` loads nothing else and never touches a GPU.
+
+Examples
+--------
+>>> import perfcourse as pc
+>>> pc.laws.__name__
+'perfcourse.models.laws'
 """
 
 import importlib
 
-from . import laws, queueing, roofline, selftest
-
 __version__ = "0.1.0"
-__all__ = ["laws", "queueing", "roofline", "selftest", "__version__"]
+
+# short name -> module, relative to this package
+ALIASES = {
+    # models: formulas and counts
+    "laws": "models.laws", "roofline": "models.roofline", "scaling": "models.scaling",
+    "allreduce": "models.allreduce", "dag": "models.dag", "launches": "models.launches",
+    "latency": "models.latency", "counts": "models.counts", "datasheets": "models.datasheets",
+    "fusion": "models.fusion",
+    # queueing
+    "queueing": "queueing", "servicetime": "queueing.servicetime", "simulator": "queueing.simulator",
+    "continuous": "queueing.continuous", "simtrace": "queueing.simtrace",
+    # measure
+    "backend": "measure.backend", "timing": "measure.timing", "claims": "measure.claims",
+    "profiler": "measure.profiler", "nvml": "measure.nvml", "ceilings": "measure.ceilings",
+    "experiments": "measure.experiments", "recorded": "measure.recorded", "kernels": "measure.kernels",
+    "hardware": "measure.hardware", "bench": "measure.bench", "gpucheck": "measure.gpucheck",
+    # labs
+    "batches": "labs.batches", "serialwork": "labs.serialwork", "workers": "labs.workers",
+    "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun",
+    "localranks": "labs.localranks", "pipeline": "labs.pipeline", "casestudy": "labs.casestudy",
+    # viz and teach
+    "viz": "viz", "widgets": "teach.widgets", "selftest": "teach.selftest", "quiz": "teach.quiz",
+    "practice": "teach.practice", "glossary": "teach.glossary", "lessons": "teach.lessons",
+    # the layers themselves, and the one place units are formatted
+    "models": "models", "measure": "measure", "labs": "labs", "teach": "teach", "grading": "grading",
+    "units": "units",
+}
+
+__all__ = sorted(ALIASES) + ["__version__"]
 
 
 def __getattr__(name):
-    if name.startswith("_"):
-        raise AttributeError(name)
-    try:
-        module = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as err:
-        if err.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module 'perfcourse' has no attribute or submodule {name!r}") from None
+    if name not in ALIASES:
+        raise AttributeError(f"module 'perfcourse' has no attribute {name!r}; the short names are "
+                             f"{', '.join(sorted(ALIASES))}")
+    module = importlib.import_module(f"{__name__}.{ALIASES[name]}")
     globals()[name] = module
     return module
+
+
+def __dir__():
+    return sorted(set(globals()) | set(ALIASES))

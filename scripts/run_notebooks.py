@@ -103,7 +103,7 @@ def _static_widgets():
     """``pc.widgets.explorer`` draws once at the starting values; controls are plain values."""
     import matplotlib.pyplot as plt
 
-    import perfcourse.widgets as w
+    import perfcourse.teach.widgets as w
 
     class Control:
         def __init__(self, value):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from perfcourse import backend, bench, cli, hardware
-from perfcourse.ceilings import Ceilings
+from perfcourse.measure.ceilings import Ceilings
 
 ON_GPU = backend.get().on_gpu
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from perfcourse import laws
-from perfcourse.site import render
+from perfcourse.cli.site import render
 
 from .browser import ROOT, chromium_page, jupyterlab, need_browser, screenshot, server
 
@@ -95,7 +95,7 @@ def test_start_here_shows_the_backend(lab):
 
 
 def test_present_shows_widgets_without_code(page):
-    from perfcourse.present import find_lesson, voila_command
+    from perfcourse.cli.present import find_lesson, voila_command
 
     cmd = voila_command(find_lesson(3, NOTEBOOKS), port="{port}", no_browser=True)
     with server(cmd, "/", cwd=NOTEBOOKS, timeout=180) as base:

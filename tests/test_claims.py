@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from perfcourse.claims import Claim, compare, predict_vs_measure, state_speedup
-from perfcourse.timing import Timing
+from perfcourse.measure.claims import Claim, compare, predict_vs_measure, state_speedup
+from perfcourse.measure.timing import Timing
 
 BASE = dict(workload="dense layer", batch=8, shape=(8, 1024), dtype="float32", device="CPU", backend="numpy",
             percentile="p50", seconds=3e-3, samples=30)

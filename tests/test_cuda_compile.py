@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from perfcourse.kernels import _cuda
+from perfcourse.measure.kernels import _cuda
 
 NVCC = shutil.which("nvcc")
 ARCHS = ("sm_90", "sm_80")

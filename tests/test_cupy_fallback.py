@@ -57,7 +57,7 @@ def test_lessons_announce_numpy_and_why(env):
     assert "numpy on" in result.stdout.splitlines()[-1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("perfcourse.bench") is None, reason="perfcourse bench not written yet")
+@pytest.mark.skipif(importlib.util.find_spec("perfcourse.measure.bench") is None, reason="perfcourse bench not written yet")
 def test_bench_chooses_numpy_and_says_why(env):
     _assert_fell_back(_run(["-m", "perfcourse", "bench"], env))
 

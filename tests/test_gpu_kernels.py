@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perfcourse import kernels
-from perfcourse.kernels import sizes
+from perfcourse.measure.kernels import sizes
 
 pytestmark = pytest.mark.gpu
 

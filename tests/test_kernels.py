@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from perfcourse import kernels
-from perfcourse.kernels import sizes
+from perfcourse.measure.kernels import sizes
 
 # small sizes for each kernel (odd where it matters, so no power-of-two luck)
 SIZES = {

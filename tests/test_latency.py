@@ -97,7 +97,7 @@ def test_model_rejects_bad_arguments():
 
 
 def test_model_uses_the_dense_kernels_counts():
-    from perfcourse.kernels.matmul import dense
+    from perfcourse.measure.kernels.matmul import dense
 
     t = latency.dense_layer_latency(8, 512, peak_flops=1.0, peak_bandwidth=1e30)
     assert t == pytest.approx(dense.flops(8, 512))
@@ -139,7 +139,7 @@ def test_sweep_keeps_min_samples_when_calls_are_slow():
 def test_plots_draw_one_point_per_batch():
     import matplotlib.pyplot as plt
 
-    from perfcourse.timing import Timing
+    from perfcourse.measure.timing import Timing
 
     timings = {b: Timing.from_samples([b * 1e-4, b * 1.1e-4, b * 1.3e-4]) for b in (1, 4, 16)}
     fig, (a1, a2) = plt.subplots(1, 2)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from perfcourse import casestudy, pipeline, profiler
-from perfcourse.timing import Timing
+from perfcourse.measure.timing import Timing
 
 ALL_SETTINGS = [pipeline.Settings(*c) for c in itertools.product(*pipeline.Settings.CHOICES.values())]
 

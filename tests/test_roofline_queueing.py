@@ -52,9 +52,9 @@ def test_mm1_and_md1_match_textbook():
     d = queueing.md1(8, 10)
     assert d.mean_wait == pytest.approx(m.mean_wait / 2)
     assert d.mean_in_system == pytest.approx(8 * d.mean_time_in_system)  # Little's law holds
-    assert m.time_in_system_percentile(0.5) == pytest.approx(math.log(2) / 2)
+    assert m.time_in_system_percentile(50) == pytest.approx(math.log(2) / 2)
     with pytest.raises(ValueError, match="M/M/1"):
-        d.time_in_system_percentile(0.99)
+        d.time_in_system_percentile(99)
     with pytest.raises(dataclasses.FrozenInstanceError):
         m.utilization = 0.1  # frozen
 

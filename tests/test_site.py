@@ -3,7 +3,8 @@
 import nbformat
 import pytest
 
-from perfcourse import cli, present, site
+from perfcourse import cli
+from perfcourse.cli import present, site
 
 
 def _lesson(folder, name, heading, extra_cells=()):

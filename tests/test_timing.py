@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perfcourse import backend, timing
-from perfcourse.timing import Timing, measure
+from perfcourse.measure.timing import Timing, measure
 
 
 def _sized_op(target_s=2e-3):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...roofline import roofline_time
+from ...models.roofline import roofline_time
 from ._tools import part, run_cases
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...laws import brent_bound
+from ...models.laws import brent_bound
 from ._tools import part, run_cases, short
 
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...laws import amdahl_limit, amdahl_speedup, karp_flatt
+from ...models.laws import amdahl_limit, amdahl_speedup, karp_flatt
 from ._tools import part, run_cases
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...laws import amdahl_speedup, efficiency, gustafson_speedup, speedup
+from ...models.laws import amdahl_speedup, efficiency, gustafson_speedup, speedup
 from ._tools import part, run_cases
 
 

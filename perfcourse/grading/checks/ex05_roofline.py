@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...roofline import bound, roofline_time
+from ...models.roofline import bound, roofline_time
 from ._tools import part, run_cases
 
 # kind -> (FLOPs per element, arrays of n elements read or written); STREAM conventions

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...laws import littles_law
+from ...models.laws import littles_law
 from ._tools import part, run_cases
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...laws import efficiency, speedup
+from ...models.laws import efficiency, speedup
 from ._tools import part, run_cases, short
 
 

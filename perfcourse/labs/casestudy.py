@@ -1,0 +1,303 @@
+"""Counting, predicting and logging the changes of the lesson-08 case study.
+
+The method the lesson follows: fix the metric and the tolerance, decompose the wall time,
+take the largest item, bound it with the roofline, then change one thing at a time, each
+change predicted before it is made, measured after, checked for correctness, and written
+down, with the baseline kept. This module holds the counts of the pipeline in
+:mod:`perfcourse.pipeline` (FLOPs and bytes), the prediction of one change from the
+current profile, and the log of versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..models import laws, roofline
+from .._check import choice, positive_int, real
+from .pipeline import TOLERANCE, Settings
+from ..measure.profiler import Profile
+from ..measure.timing import Timing, format_seconds
+
+__all__ = ["PASSES", "KERNELS_PER_PASS", "flops", "min_bytes", "unfused_bytes", "padded_rows", "WhatIf", "what_if",
+           "Prediction", "predict", "Entry", "ChangeLog"]
+
+PASSES = 14            # passes over the rows made by the unfused float32 chain (see unfused_bytes)
+KERNELS_PER_PASS = 8   # array operations applied to a block of rows: seven in the layer, one pooling
+
+
+def flops(lengths, d):
+    """FLOPs of the pipeline: ``R (2 d^2 + 8 d)`` for ``R`` rows in all (a tanh counted as one).
+
+    Examples
+    --------
+    >>> flops([16] * 128, 64)
+    17825792
+    """
+    rows = float(np.sum(real("lengths", lengths, low=1, integer=True)))
+    d = positive_int("d", d)
+    return int(rows * (2 * d * d + 8 * d))
+
+
+def min_bytes(lengths, d, itemsize=4):
+    """Bytes the pipeline cannot avoid moving: read every row and ``W`` once, write the outputs.
+
+    Examples
+    --------
+    >>> min_bytes([16] * 128, 64)
+    573696
+    """
+    lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
+    d, itemsize = positive_int("d", d), positive_int("itemsize", itemsize)
+    return int((lengths.sum() * d + d * d + d + lengths.size * d) * itemsize)
+
+
+def unfused_bytes(lengths, d, itemsize=4):
+    """Bytes moved when each of the eight kernels reads and writes whole arrays (``PASSES`` passes).
+
+    The passes over the rows: mean 1, center 2, variance 2, normalize 2, matmul 2, bias 2,
+    tanh 2, pooling 1: 14 (each pass reads or writes ``rows x d`` elements).
+
+    Examples
+    --------
+    >>> unfused_bytes([16] * 128, 64) // min_bytes([16] * 128, 64)
+    13
+    """
+    rows = float(np.sum(real("lengths", lengths, low=1, integer=True)))
+    return int(PASSES * rows * positive_int("d", d) * positive_int("itemsize", itemsize)) + min_bytes(lengths, d)
+
+
+def padded_rows(lengths):
+    """Rows the padded version computes: ``n * max(L)`` (the real rows are ``sum(L)``).
+
+    Examples
+    --------
+    >>> padded_rows([1, 1, 8])
+    24
+    """
+    lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
+    return int(lengths.size * lengths.max())
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A wall-time breakdown before and after making one ``item`` ``factor`` times faster."""
+
+    item: str
+    factor: float
+    before: dict
+    after: dict
+
+    @property
+    def fraction(self):
+        """The item's share of the time before the change."""
+        return self.before[self.item] / sum(self.before.values())
+
+    @property
+    def speedup(self):
+        """End-to-end speedup, Amdahl's law with the rest of the time as the serial part."""
+        return laws.amdahl_speedup(1 - self.fraction, self.factor)
+
+    @property
+    def limit(self):
+        """The most any speedup of this item can give: ``1 / (1 - fraction)``."""
+        return laws.amdahl_limit(1 - self.fraction)
+
+    def __str__(self):
+        top = max(self.before, key=self.before.get)
+        limit = "no limit" if np.isinf(self.limit) else f"at most {self.limit:.2f}x"
+        return (f"'{self.item}' ({self.fraction:.0%} of the time) {self.factor:.3g}x faster: "
+                f"{format_seconds(sum(self.before.values()))} -> {format_seconds(sum(self.after.values()))} per batch, "
+                f"{self.speedup:.2f}x end to end; removing '{self.item}' entirely: {limit}. Largest item: '{top}' "
+                f"({self.before[top] / sum(self.before.values()):.0%})")
+
+
+def what_if(breakdown, item, factor):
+    """Make one item of a breakdown ``factor`` times faster; Amdahl's law gives the end-to-end effect.
+
+    Parameters
+    ----------
+    breakdown : dict
+        Seconds per item, e.g. :meth:`perfcourse.profiler.Profile.breakdown`.
+    item : str
+        A key of ``breakdown``.
+    factor : float, >= 1
+        How many times faster that item becomes.
+
+    Examples
+    --------
+    >>> w = what_if({"kernel": 0.006, "copy": 0.003, "other": 0.001}, "kernel", 3)
+    >>> round(w.speedup, 2), round(w.limit, 2)      # 1 / (0.4 + 0.6 / 3) and 1 / 0.4
+    (1.67, 2.5)
+    >>> print(str(w).split(";")[0])
+    'kernel' (60% of the time) 3x faster: 10 ms -> 6 ms per batch, 1.67x end to end
+    """
+    if not isinstance(breakdown, dict) or not breakdown:
+        raise ValueError(f"breakdown must be a non-empty dict item -> seconds; got {breakdown!r}")
+    before = {k: float(real(f"breakdown[{k!r}]", v, low=0)) for k, v in breakdown.items()}
+    if sum(before.values()) <= 0:
+        raise ValueError(f"breakdown must hold some time; got {breakdown!r}")
+    choice("item", item, tuple(before))
+    factor = float(real("factor", factor, low=1))
+    return WhatIf(item, factor, before, {**before, item: before[item] / factor})
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A predicted wall time for the next version and the arithmetic behind it."""
+
+    seconds: float
+    reason: str
+
+    def __str__(self):
+        return f"predicted {format_seconds(self.seconds)}: {self.reason}"
+
+
+def _span_sum(profile, names):
+    spans = [profile.spans[n] for n in names if n in profile.spans]
+    return sum(s.host_s for s in spans), sum(s.count for s in spans)
+
+
+def _kernel_time(profile):
+    host = profile.by_kind("host")["kernel"]
+    device = profile.by_kind("device")["kernel"] if profile.backend == "cupy" else 0.0
+    return max(host, device)
+
+
+def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwidth, call_s):
+    """Predict the wall time after one change, from the profile of the current version.
+
+    Parameters
+    ----------
+    profile : Profile
+        Profile of the current version (from :func:`perfcourse.profiler.profile`).
+    bare_s : float
+        Its wall time measured without the profiler (seconds), the figure to improve.
+    settings : pipeline.Settings
+        The current version.
+    change : (str, str)
+        The setting and its new value, e.g. ``("sync", "once")``.
+    lengths, d
+        The batch's request lengths and feature count (for the roofline of batched kernels).
+    peak_flops, bandwidth, call_s : float
+        Measured ceilings: FLOP/s, bytes/s, and the cost of one small call or launch (s).
+
+    Span times are first scaled by ``bare_s / profile.wall_s``, which takes the profiler's own
+    cost out of them. The rules: dropping syncs saves their host time except one (but the
+    device's busy time stays); one copy each way replaces the per-request copies and conversions by three calls
+    plus the bytes at ``bandwidth``; batched kernels replace the per-request kernels by eight
+    calls plus the roofline time of the batch (padded rows for the padded layout), and going
+    from padded to packed scales the kernel time by real rows over padded rows.
+
+    Examples
+    --------
+    >>> from perfcourse.profiler import SpanTotal
+    >>> p = Profile(0.010, {"sync": SpanTotal("sync", "sync", 100, 0.002, None)})
+    >>> print(predict(p, 0.009, Settings(), ("sync", "once"), [4] * 10, 8, peak_flops=1e11, bandwidth=1e10,
+    ...               call_s=1e-6))
+    predicted 7.22 ms: drops 99 of 100 syncs, which took 1.78 ms of the bare run
+    """
+    if not isinstance(profile, Profile):
+        raise TypeError(f"profile must be a perfcourse.profiler.Profile; got {type(profile).__name__}")
+    bare_s = real("bare_s", bare_s, low=0, low_open=True)
+    name, value = change
+    settings.but(**{name: value})   # validates the change
+    peak_flops = real("peak_flops", peak_flops, low=0, low_open=True)
+    bandwidth = real("bandwidth", bandwidth, low=0, low_open=True)
+    call_s = real("call_s", call_s, low=0)
+    lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
+    scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0   # span times without the profiler's cost
+    if name == "sync":
+        host, count = _span_sum(profile, ["sync"])
+        saved = scale * host * (1 - 1 / max(count, 1))
+        floor = profile.by_kind("device")["kernel"] if profile.backend == "cupy" else 0.0
+        return Prediction(max(bare_s - saved, floor, call_s),
+                          f"drops {count - 1} of {count} syncs, which took {format_seconds(saved)} of the bare run")
+    if name == "copies":
+        host, count = _span_sum(profile, ["copy in", "copy out", "to float32", "stack"])
+        moved = lengths.sum() * d * (8 + 4 + 2 * 4) + lengths.size * d * 2 * 4
+        new = 3 * call_s + moved / bandwidth
+        return Prediction(max(bare_s - scale * host + new, new),
+                          f"{count} conversions and copies ({format_seconds(scale * host)}) become "
+                          f"3 calls and {moved / 1e6:.3g} MB at {bandwidth / 1e9:.3g} GB/s")
+    rows = padded_rows(lengths) if value == "padded batch" else int(lengths.sum())
+    now = scale * _kernel_time(profile)
+    if settings.kernels == "per request":
+        new = KERNELS_PER_PASS * call_s + roofline.roofline_time(
+            flops([rows], d), unfused_bytes([rows], d), peak_flops, bandwidth)
+        why = f"{KERNELS_PER_PASS} calls plus the roofline time of {rows} rows"
+    else:
+        new = now * rows / padded_rows(lengths)
+        why = f"kernel time scaled by real rows / padded rows = {rows}/{padded_rows(lengths)}"
+    return Prediction(max(bare_s - now + new, new),
+                      f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of the log: a version, what changed, the prediction, the measurement, the verdict."""
+
+    settings: Settings
+    change: str
+    target: str
+    predicted_s: float | None
+    timing: Timing
+    error: float
+    kept: bool
+    why: str
+
+
+@dataclass
+class ChangeLog:
+    """The versions tried, in order; the first entry is the baseline, which is always kept.
+
+    A change is kept when its outputs are within ``TOLERANCE`` of the float64 reference and its
+    median beats the current best by at least ``min_gain`` (a smaller gain is noise here).
+    """
+
+    min_gain: float = 0.05
+    entries: list = field(default_factory=list)
+
+    @property
+    def best(self):
+        """The last kept entry: the version every new change starts from."""
+        return [e for e in self.entries if e.kept][-1]
+
+    def add(self, settings, change, target, prediction, timing, error, why=""):
+        """Record a version; decide and return whether it is kept."""
+        if not isinstance(timing, Timing):
+            raise TypeError(f"timing must be a perfcourse.timing.Timing; got {type(timing).__name__}")
+        error = real("error", error, low=0)
+        predicted = None if prediction is None else prediction.seconds
+        if not self.entries:
+            kept, verdict = True, "baseline"
+        elif error > TOLERANCE:
+            kept, verdict = False, f"rejected: error {error:.1e} > tolerance {TOLERANCE:g}"
+        else:
+            ratio = timing.p50 / self.best.timing.p50
+            if ratio >= 1:
+                kept, verdict = False, f"not kept: slower ({ratio:.2f}x the time of the best so far)"
+            elif ratio > 1 - self.min_gain:
+                kept, verdict = False, f"not kept: less than {self.min_gain:.0%} faster than the best so far"
+            else:
+                kept, verdict = True, f"kept: {1 / ratio:.2f}x faster than the best so far"
+        entry = Entry(settings, change, target, predicted, timing, error, kept, f"{verdict}. {why}".strip())
+        self.entries.append(entry)
+        return kept
+
+    def __str__(self):
+        """A table, one row per version, its verdict and reasoning on the line below; then the device."""
+        w_change = max([len("change"), *(len(e.change) for e in self.entries)]) + 2
+        w_target = max([len("largest item"), *(len(e.target) for e in self.entries)]) + 2
+        rows = [f"{'#':<3}{'change':<{w_change}}{'largest item':<{w_target}}{'predicted':>10}{'measured p50':>14}"
+                f"{'p95':>10}{'max error':>11}"]
+        for i, e in enumerate(self.entries):
+            pred = format_seconds(e.predicted_s) if e.predicted_s is not None else "-"
+            rows.append(f"{i:<3}{e.change:<{w_change}}{e.target:<{w_target}}{pred:>10}{format_seconds(e.timing.p50):>14}"
+                        f"{format_seconds(e.timing.p95):>10}{e.error:>11.1e}")
+            rows.append(f"   -> {e.why}")
+        where = sorted({f"{e.timing.backend} on {e.timing.device}" for e in self.entries})
+        if where:
+            rows.append("measured per batch with " + ", ".join(where))
+        return "\n".join(rows)

@@ -1,0 +1,122 @@
+"""Strong and weak scaling measured with the grid-stride kernel, workers as processors.
+
+On the GPU a worker is a thread block: the grid-stride kernel launched on ``N`` blocks shares
+its elements among them. On the CPU a worker is a thread that takes one contiguous chunk
+(NumPy releases the interpreter lock inside its loops, so threads really run side by side).
+Strong scaling keeps the total number of elements fixed; weak scaling keeps the elements per
+worker fixed, so the problem grows with ``N``.
+
+Examples
+--------
+>>> worker_counts(most=8)
+[1, 2, 4, 8]
+>>> sizes("strong", 2**20, [1, 2, 4]), sizes("weak", 2**20, [1, 2, 4])
+([1048576, 1048576, 1048576], [1048576, 2097152, 4194304])
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..measure import backend as _backend
+from ..models import scaling
+from ..measure import timing
+from .._check import choice, positive_int
+from ..measure.kernels import grid_stride
+from ..measure.kernels._cuda import THREADS
+from ..measure.kernels.gridstride import A as grid_stride_a
+from ..measure.kernels.gridstride import B as grid_stride_b
+
+__all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads"]
+
+
+def worker_counts(backend=None, *, most=None):
+    """Powers of two from 1 up to ``most`` (default: 2x the CPU cores, or 8 blocks per GPU SM)."""
+    if most is None:
+        b = backend or _backend.get()
+        most = 8 * _sms(b) if b.on_gpu else 2 * (os.cpu_count() or 1)
+    most = positive_int("most", most)
+    return [2**k for k in range(most.bit_length()) if 2**k <= most]
+
+
+def concurrency(backend=None):
+    """Workers that can make progress at the same time: CPU cores, or blocks resident on all SMs."""
+    b = backend or _backend.get()
+    if not b.on_gpu:
+        return os.cpu_count() or 1
+    per_sm = b.xp.cuda.Device().attributes.get("MaxThreadsPerMultiProcessor", 2048) // THREADS
+    return _sms(b) * max(1, per_sm)
+
+
+def _sms(b):
+    return int(b.xp.cuda.Device().attributes["MultiProcessorCount"])
+
+
+def sizes(kind, n, workers):
+    """Elements per run: ``n`` for every count (strong) or ``n`` per worker (weak)."""
+    choice("kind", kind, ("strong", "weak"))
+    n = positive_int("n", n)
+    counts = [positive_int("workers", w) for w in workers]
+    return [n if kind == "strong" else n * w for w in counts]
+
+
+class Sweep:
+    """One scaling measurement: the table, the raw timings and what was run."""
+
+    def __init__(self, kind, n, steps, workers, timings, dtype):
+        self.kind, self.n, self.steps, self.dtype = kind, n, steps, dtype
+        self.workers, self.timings = list(workers), list(timings)
+        seconds = [t.p50 for t in timings]
+        self.table = (scaling.strong_scaling if kind == "strong" else scaling.weak_scaling)(self.workers, seconds)
+
+    @property
+    def label(self):
+        per = "" if self.kind == "strong" else " per worker"
+        return f"{self.kind}, {self.n:,} elements{per}, {self.steps} step{'s' if self.steps > 1 else ''}"
+
+    def __str__(self):
+        return f"{self.label} ({self.dtype}):\n{self.table}"
+
+
+def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=1.0, progress=True, seed=0,
+          inputs=None):
+    """Time the grid-stride kernel on each worker count; return a :class:`Sweep` (p50 per point).
+
+    ``kind`` is ``"strong"`` (``n`` elements in total) or ``"weak"`` (``n`` per worker). The
+    inputs are made once at the largest size and the smaller runs use their first elements;
+    pass ``inputs=(x, y)`` (from ``grid_stride.make_inputs``) to share one pair between sweeps.
+    """
+    from tqdm.auto import tqdm
+
+    counts = [positive_int("workers", w) for w in workers]
+    lengths = sizes(kind, n, counts)
+    steps = positive_int("steps", steps)
+    if inputs is None:
+        x, y, a, b, _ = grid_stride.make_inputs(max(lengths), steps, dtype=dtype, seed=seed)
+    else:
+        (x, y), a, b = inputs, grid_stride_a, grid_stride_b
+        if min(x.size, y.size) < max(lengths) or x.dtype != y.dtype:
+            raise ValueError(f"inputs must be two arrays of one dtype with at least {max(lengths):,} elements; "
+                             f"got {x.size:,} and {y.size:,} ({x.dtype}, {y.dtype})")
+        dtype = str(x.dtype)
+    timings = []
+    for w, length in tqdm(list(zip(counts, lengths, strict=True)), desc=f"{kind} scaling", disable=not progress,
+                          leave=False):
+        timings.append(timing.measure(grid_stride.run, x[:length], y[:length], a, b, steps,
+                                      kwargs={"blocks": w}, repeat=repeat, max_duration_s=max_duration_s,
+                                      name=f"grid_stride n={length} steps={steps} workers={w}"))
+    return Sweep(kind, n, steps, counts, timings, dtype)
+
+
+def overheads(workers, *, dtype="float32", repeat=15, max_duration_s=0.5):
+    """p50 seconds of a near-empty run per worker count: the fixed cost that never shrinks.
+
+    Each worker gets one element (CPU) or one element per thread (GPU), so the time is the
+    dispatch of the threads (CPU) or the launch of the blocks (GPU) and nothing else.
+    """
+    counts = [positive_int("workers", w) for w in workers]
+    per_worker = THREADS if _backend.get().on_gpu else 1
+    x, y, a, b, steps = grid_stride.make_inputs(max(counts) * per_worker, 1, dtype=dtype, seed=1)
+    return [timing.measure(grid_stride.run, x[:w * per_worker], y[:w * per_worker], a, b, steps,
+                           kwargs={"blocks": w}, repeat=repeat, max_duration_s=max_duration_s).p50
+            for w in counts]

@@ -1,0 +1,1 @@
+"""perfcourse.measure."""

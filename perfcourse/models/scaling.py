@@ -1,0 +1,333 @@
+"""Scaling measurements turned into the numbers Amdahl and Gustafson talk about.
+
+A scaling experiment gives a list of worker counts ``n`` and the wall time measured at
+each. This module turns those into speedup, efficiency and the serial fraction (Karp-Flatt
+per point, and one least-squares fit over all points), and predicts how per-call overhead
+adds serial time. Times are in seconds; speedups and fractions are plain ratios.
+
+Strong scaling keeps the total problem fixed (time should fall as ``1/n``); weak scaling
+keeps the work per worker fixed (time should stay flat while the problem grows ``n`` times).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import laws
+from .._check import choice, out, real
+
+__all__ = [
+    "serial_fraction", "amdahl_time", "fit_serial_fraction", "call_overhead_time", "model_time",
+    "ScalingTable", "strong_scaling", "weak_scaling", "speedup_outcome", "speedup_verdict", "amdahl_line",
+    "compare_line",
+]
+
+
+def serial_fraction(serial_time, total_time):
+    """Fraction of the one-worker time that is serial: ``s = t_serial / t_total``.
+
+    Parameters
+    ----------
+    serial_time : float or array, seconds, >= 0
+        Time spent in the part that cannot run in parallel.
+    total_time : float or array, seconds, > 0
+        Whole one-worker run (serial part included), so ``serial_time <= total_time``.
+
+    Examples
+    --------
+    >>> serial_fraction(0.002, 0.020)
+    0.1
+    """
+    ts = real("serial_time", serial_time, low=0)
+    tt = real("total_time", total_time, low=0, low_open=True)
+    if np.any(np.asarray(ts) > np.asarray(tt)):
+        raise ValueError(f"serial_time must be <= total_time (it is part of it); "
+                         f"got serial_time={serial_time!r}, total_time={total_time!r}")
+    return out(np.asarray(ts) / np.asarray(tt))
+
+
+def amdahl_time(t1, serial_fraction, n):
+    """Predicted wall time on ``n`` workers of a run that took ``t1`` seconds on one.
+
+    ``t_n = t1 * (s + (1 - s) / n)``: the serial part stays, the rest is divided by ``n``.
+
+    Examples
+    --------
+    >>> round(amdahl_time(2.0, 0.1, 8), 6)  # seconds
+    0.425
+    """
+    t = real("t1", t1, low=0, low_open=True)
+    return out(t / np.asarray(laws.amdahl_speedup(serial_fraction, n)))
+
+
+def fit_serial_fraction(n, speedup):
+    """Least-squares Amdahl serial fraction that best explains measured speedups.
+
+    Amdahl gives ``1/speedup - 1/n = s * (1 - 1/n)``, a straight line through the origin
+    in ``x = 1 - 1/n``; the fitted slope, clipped to [0, 1], is ``s``. Points at ``n = 1``
+    carry no information and are ignored. With one point this is the Karp-Flatt metric.
+
+    Parameters
+    ----------
+    n : array of worker counts, >= 1, at least one > 1
+    speedup : array of measured speedups (same length), > 0
+
+    Examples
+    --------
+    >>> n = [1, 2, 4, 8]
+    >>> round(fit_serial_fraction(n, laws.amdahl_speedup(0.2, n)), 6)
+    0.2
+    >>> round(fit_serial_fraction([2], [1.6]), 6) == round(laws.karp_flatt(1.6, 2), 6)
+    True
+    """
+    n, psi = _paired(real("n", n, low=1), "n", real("speedup", speedup, low=0, low_open=True), "speedup")
+    keep = n > 1
+    if not keep.any():
+        raise ValueError(f"n needs at least one worker count > 1 to fit a serial fraction; got {n.tolist()}")
+    x = 1.0 - 1.0 / n[keep]
+    y = 1.0 / psi[keep] - 1.0 / n[keep]
+    return float(np.clip(np.dot(x, y) / np.dot(x, x), 0.0, 1.0))
+
+
+def call_overhead_time(work_time, calls, per_call):
+    """Wall time of work split into ``calls`` calls that each cost ``per_call`` seconds extra.
+
+    ``t = work_time + calls * per_call``. The overhead part is serial work: it does not
+    shrink when the calls get smaller, so many tiny calls are bound by it.
+
+    Parameters
+    ----------
+    work_time : float, seconds, >= 0 (the useful work, the same however it is split)
+    calls : float or array, >= 1 (number of launches or calls)
+    per_call : float, seconds, >= 0 (launch latency or interpreter cost per call)
+
+    Examples
+    --------
+    >>> round(call_overhead_time(20e-6, 1000, 5e-6) * 1e3, 3)  # ms
+    5.02
+    """
+    w = real("work_time", work_time, low=0)
+    c = real("calls", calls, low=1)
+    p = real("per_call", per_call, low=0)
+    return out(w + c * p)
+
+
+def model_time(work_time, overhead, n, processors, kind="strong"):
+    """Time on ``n`` workers when each call costs ``overhead`` and only ``processors`` run at once.
+
+    Strong scaling splits a fixed ``work_time`` over the workers; weak scaling gives each worker
+    ``work_time``. Either way at most ``processors`` workers make progress together, so
+    ``t = overhead + work_time * k / min(n, processors)`` with ``k = 1`` (strong) or ``k = n``
+    (weak). The overhead (dispatch, launch, synchronisation) does not shrink with ``n``: under
+    strong scaling it ends up dominating.
+
+    Parameters
+    ----------
+    work_time : float, seconds, >= 0 (parallelisable work of one worker's run)
+    overhead : float or array, seconds, >= 0 (fixed cost per call, may depend on ``n``)
+    n : float or array, >= 1 (workers)
+    processors : float, >= 1 (how many workers really run at the same time)
+    kind : {"strong", "weak"}
+
+    Examples
+    --------
+    >>> [round(float(t) * 1e3, 3) for t in model_time(10e-3, 50e-6, np.array([1, 2, 4]), 2)]  # ms
+    [10.05, 5.05, 5.05]
+    >>> [round(float(t) * 1e3, 3) for t in model_time(10e-3, 50e-6, np.array([1, 2, 4]), 2, "weak")]
+    [10.05, 10.05, 20.05]
+    """
+    w = real("work_time", work_time, low=0)
+    o = real("overhead", overhead, low=0)
+    n = real("n", n, low=1)
+    p = real("processors", processors, low=1)
+    k = {"strong": 1.0, "weak": n}[choice("kind", kind, ("strong", "weak"))]
+    return out(o + w * k / np.minimum(n, p))
+
+
+@dataclass(frozen=True)
+class ScalingTable:
+    """A strong- or weak-scaling measurement with its derived columns.
+
+    ``speedup`` is ``t1 / t_n`` (strong) or the scaled speedup ``n * t1 / t_n`` (weak);
+    ``efficiency`` is ``speedup / n``; ``karp_flatt`` is the experimental serial fraction
+    per point (NaN at ``n = 1``; meaningful for strong scaling only).
+    """
+
+    kind: str
+    n: np.ndarray
+    seconds: np.ndarray
+    speedup: np.ndarray
+    efficiency: np.ndarray
+    karp_flatt: np.ndarray
+
+    def serial_fraction(self):
+        """Least-squares Amdahl serial fraction over all points (strong scaling only)."""
+        if self.kind != "strong":
+            raise ValueError("serial_fraction() fits Amdahl's law, which needs a strong-scaling table; "
+                             f"this one is {self.kind!r}")
+        return fit_serial_fraction(self.n, self.speedup)
+
+    def __str__(self):
+        head = f"{self.kind} scaling" + ("" if self.kind == "strong" else " (speedup = scaled speedup)")
+        rows = [head, f"{'n':>5} {'time':>12} {'speedup':>9} {'efficiency':>11} {'Karp-Flatt e':>13}"]
+        for n, t, sp, ef, e in zip(self.n, self.seconds, self.speedup, self.efficiency, self.karp_flatt,
+                                   strict=True):
+            e_text = "-" if np.isnan(e) else f"{e:.3f}"
+            rows.append(f"{n:>5g} {_time_text(t):>12} {sp:>8.2f}x {ef:>10.1%} {e_text:>13}")
+        return "\n".join(rows)
+
+
+def strong_scaling(n, seconds):
+    """Strong-scaling table: fixed total problem, time measured on ``n`` workers.
+
+    The first entry must be the baseline (usually ``n = 1``); speedups are relative to it
+    and scaled by its worker count, so a baseline at ``n = 2`` is allowed.
+
+    Examples
+    --------
+    >>> table = strong_scaling([1, 4], [100.0, 30.0])
+    >>> print(table)
+    strong scaling
+        n         time   speedup  efficiency  Karp-Flatt e
+        1    100.000 s     1.00x     100.0%             -
+        4     30.000 s     3.33x      83.3%         0.067
+    """
+    n, t = _table_inputs(n, seconds)
+    return _table("strong", n, t, n[0] * t[0] / t)
+
+
+def weak_scaling(n, seconds):
+    """Weak-scaling table: work per worker fixed, so the problem grows with ``n``.
+
+    Scaled speedup is ``(n / n0) * t0 / t_n``: the work done per second relative to the
+    baseline run. Flat time means efficiency 100%.
+
+    Examples
+    --------
+    >>> print(weak_scaling([1, 2, 4], [1.0, 1.0, 1.25]))
+    weak scaling (speedup = scaled speedup)
+        n         time   speedup  efficiency  Karp-Flatt e
+        1      1.000 s     1.00x     100.0%             -
+        2      1.000 s     2.00x     100.0%             -
+        4      1.250 s     3.20x      80.0%             -
+    """
+    n, t = _table_inputs(n, seconds)
+    return _table("weak", n, t, n * t[0] / t)
+
+
+def _table(kind, n, t, psi):
+    e = np.full_like(n, np.nan)
+    many = n > 1
+    if kind == "strong" and many.any():
+        e[many] = laws.karp_flatt(psi[many], n[many])
+    return ScalingTable(kind, n, t, psi, psi / n, e)
+
+
+def _table_inputs(n, seconds):
+    n, t = _paired(real("n", n, low=1, integer=True), "n", real("seconds", seconds, low=0, low_open=True), "seconds")
+    if np.any(np.diff(n) <= 0):
+        raise ValueError(f"n must be strictly increasing worker counts; got {n.tolist()}")
+    return n, t
+
+
+def _paired(a, name_a, b, name_b):
+    a, b = np.atleast_1d(a), np.atleast_1d(b)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape or a.size == 0:
+        raise ValueError(f"{name_a} and {name_b} must be non-empty 1-D sequences of the same length; "
+                         f"got shapes {a.shape} and {b.shape}")
+    return a, b
+
+
+def _time_text(seconds):
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3f} {unit}"
+    return f"{seconds * 1e9:.1f} ns"
+
+
+def speedup_outcome(measured, predicted, *, tolerance=0.15):
+    """Which way a measured speedup came out against the prediction.
+
+    Returns ``"close"`` (within ``tolerance``, relative, of the prediction), ``"slower"``
+    (more workers took longer than one: speedup below 1x), ``"short"`` (faster than one
+    worker but below the prediction) or ``"above"`` (above it). Measured speedups change
+    from machine to machine and run to run, so lessons print the case that happened.
+
+    Parameters
+    ----------
+    measured, predicted : float, > 0, speedups ``T1 / T_N`` (x)
+    tolerance : float in [0, 1), relative gap still counted as close
+
+    Examples
+    --------
+    >>> [speedup_outcome(m, 1.7) for m in (0.8, 1.2, 1.6, 2.1)]
+    ['slower', 'short', 'close', 'above']
+    """
+    m, p = _scalar("measured", measured), _scalar("predicted", predicted)
+    tol = real("tolerance", tolerance, low=0, high=1, high_open=True)
+    if abs(m - p) <= tol * p:
+        return "close"
+    if m < 1:
+        return "slower"
+    return "short" if m < p else "above"
+
+
+def speedup_verdict(measured, predicted, n, *, tolerance=0.15):
+    """One sentence reading a measured speedup on ``n`` workers against the predicted one.
+
+    Examples
+    --------
+    >>> speedup_verdict(1.6, 1.7, 2)
+    'measured 1.60x against a predicted 1.70x on 2 workers: close to the model (within 15%)'
+    >>> speedup_verdict(0.8, 1.7, 2)
+    'measured 0.80x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
+    >>> speedup_verdict(0.97, 1.7, 2)
+    'measured 0.97x against a predicted 1.70x on 2 workers: 2 workers were no faster than one here'
+    """
+    n = real("n", n, low=1, low_open=True)
+    outcome = speedup_outcome(measured, predicted, tolerance=tolerance)
+    near_one = abs(measured - 1) < 0.1
+    reading = {"close": f"close to the model (within {tolerance:.0%})",
+               "slower": f"{n:g} workers were {'no faster than' if near_one else 'slower than'} one here",
+               "short": f"{'barely faster' if near_one else 'faster'} than one worker, well short of the model",
+               "above": "better than the model"}[outcome]
+    return f"measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}"
+
+
+def _scalar(name, value):
+    if np.ndim(value) != 0:
+        raise TypeError(f"{name} must be a single speedup > 0 (x), not a sequence; got {value!r}")
+    return real(name, value, low=0, low_open=True)
+
+
+def amdahl_line(serial_fraction, n):
+    """The one-line summary the Amdahl widget prints (speedup with 2 decimals).
+
+    Examples
+    --------
+    >>> amdahl_line(0.1, 8)
+    's = 0.10, N = 8: speedup = 4.71x (limit 1/s = 10x)'
+    >>> amdahl_line(0.0, 16)
+    's = 0.00, N = 16: speedup = 16.00x (limit 1/s = inf)'
+    """
+    s = real("serial_fraction", serial_fraction, low=0, high=1)
+    n = real("n", n, low=1)
+    limit = laws.amdahl_limit(s)
+    limit_text = "inf" if np.isinf(limit) else f"{limit:.4g}x"
+    return f"s = {s:.2f}, N = {n:g}: speedup = {laws.amdahl_speedup(s, n):.2f}x (limit 1/s = {limit_text})"
+
+
+def compare_line(serial_fraction, n):
+    """One line with Amdahl's and Gustafson's speedup for the same ``s`` and ``N``.
+
+    Examples
+    --------
+    >>> compare_line(0.1, 8)
+    's = 0.10, N = 8: Amdahl (fixed problem) = 4.71x, Gustafson (scaled problem) = 7.30x'
+    """
+    s = real("serial_fraction", serial_fraction, low=0, high=1)
+    n = real("n", n, low=1)
+    return (f"s = {s:.2f}, N = {n:g}: Amdahl (fixed problem) = {laws.amdahl_speedup(s, n):.2f}x, "
+            f"Gustafson (scaled problem) = {laws.gustafson_speedup(s, n):.2f}x")

@@ -1,0 +1,115 @@
+"""Continuous batching for token generation, simulated step by step.
+
+A language-model server produces one token per running sequence per step. Between steps
+it may admit queued requests (first come, first served) as long as the running batch stays
+within ``max_batch`` sequences and the step stays within ``token_budget`` tokens: a request
+joining a step brings its whole prompt (its prefill, which also yields its first token),
+every running sequence brings one token (its next decode). A request leaves after its last
+output token, freeing its place at once: no one waits for the slowest member of a batch.
+
+The step time is a function of the tokens processed in that step, e.g.
+``affine(t0, t1)``: a fixed cost per step (reading the weights) plus a cost per token.
+
+Steps between two events (an arrival that can join, a sequence that finishes) are all
+alike, so the loop jumps over them in one go: it runs once per event, not once per step.
+"""
+
+from __future__ import annotations
+
+import math
+from heapq import heappop, heappush
+
+import numpy as np
+
+from .._check import positive_int, real
+from .servicetime import arrival_times, as_service, rng_from
+from .simtrace import Trace
+
+__all__ = ["continuous_batch"]
+
+
+def _tokens(name, value, n):
+    v = real(name, np.broadcast_to(np.asarray(value), (n,)) if np.ndim(value) == 0 else value,
+             low=1, integer=True)
+    if v.shape != (n,):
+        raise ValueError(f"{name} must be one whole number or one per request ({n}); got shape {v.shape}")
+    return v.astype(np.int64)
+
+
+def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_batch, token_budget=None, seed=None):
+    """Simulate continuous batching; the trace has TTFT and time per output token.
+
+    Parameters
+    ----------
+    arrivals : Poisson or array of arrival times (seconds)
+    service : step time as a function of the tokens processed in the step (deterministic)
+    prompt_tokens, output_tokens : int or array of int, >= 1 per request
+    max_batch : int, most sequences running at once
+    token_budget : int or None, most tokens processed in one step (None: no limit);
+        must be at least ``max_batch`` and the longest prompt
+    seed : int, for the Poisson arrivals
+
+    Examples
+    --------
+    >>> from perfcourse.servicetime import affine
+    >>> tr = continuous_batch([0.0, 0.0], affine(0.01, 0.001), prompt_tokens=10, output_tokens=[3, 1],
+    ...                       max_batch=4)
+    >>> tr.ttft.round(4).tolist(), tr.finish.round(4).tolist()
+    ([0.03, 0.03], [0.052, 0.03])
+    """
+    rng = rng_from(seed)
+    a = arrival_times(arrivals, rng)
+    prompt = _tokens("prompt_tokens", prompt_tokens, a.size)
+    out = _tokens("output_tokens", output_tokens, a.size)
+    m = positive_int("max_batch", max_batch)
+    budget = math.inf if token_budget is None else positive_int("token_budget", token_budget)
+    if budget < max(m, int(prompt.max())):
+        raise ValueError(f"token_budget must be >= max_batch ({m}) and >= the longest prompt "
+                         f"({int(prompt.max())} tokens) so every request can run; got {token_budget}")
+    svc = as_service(service)
+    if svc.random:
+        raise ValueError("continuous batching needs a deterministic step time (affine, table or a function); "
+                         f"got {svc.label}")
+    cap = int(min(budget, m * (int(prompt.max()) + 1)))  # no step processes more tokens than this
+    step = svc(np.arange(cap + 1)).tolist()  # step[tokens]: seconds, looked up rather than recomputed
+    rec = _run(a.tolist(), prompt.tolist(), out.tolist(), step, m, budget)
+    start, first, finish, batch, size = (np.array(x) for x in rec)
+    return Trace(a, start, finish, batch, size, "continuous", first_token=first, output_tokens=out)
+
+
+def _retire(heap, steps_done, clock, finish):
+    while heap and heap[0][0] < steps_done:
+        finish[heappop(heap)[1]] = clock
+    return len(heap)
+
+
+def _run(a, prompt, out, step, m, budget):
+    n = len(a)
+    start, first, finish, batch, size = [0.0] * n, [0.0] * n, [0.0] * n, [0] * n, [0] * n
+    running, busy = [], 0  # heap of (index of the step that yields the last token, request); its length
+    clock, steps, i = 0.0, 0, 0
+    while i < n or busy:
+        if not busy and a[i] > clock:
+            clock = a[i]  # idle until the next arrival
+        tokens, joined = busy, i
+        while i < n and a[i] <= clock and busy + (i - joined) < m and tokens + prompt[i] <= budget:
+            tokens += prompt[i]
+            i += 1
+        dt = step[tokens]  # one step: prefill of those joining, one decode token for the others
+        busy += i - joined
+        for r in range(joined, i):
+            start[r], first[r], batch[r], size[r] = clock, clock + dt, steps, busy
+            heappush(running, (steps + out[r] - 1, r))
+        clock, steps = clock + dt, steps + 1
+        busy = _retire(running, steps, clock, finish)
+        if not busy:
+            continue
+        k = running[0][0] - steps + 1  # identical decode steps until the next sequence finishes
+        dt = step[busy]
+        if i < n and busy < m and busy + prompt[i] <= budget:
+            if a[i] <= clock:
+                continue  # the next request can join right now
+            k = min(k, math.ceil((a[i] - clock) / dt))
+        clock, steps = clock + k * dt, steps + k
+        busy = _retire(running, steps, clock, finish)
+    return start, first, finish, batch, size

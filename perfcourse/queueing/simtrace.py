@@ -1,0 +1,218 @@
+"""What a queue simulation (or a real server) leaves behind: one record per request.
+
+A :class:`Trace` holds, for every request, when it arrived, when its service started and
+when it finished, plus the batch it rode in. Everything a serving claim needs is derived
+from those arrays: the wait, the time in system (latency), its percentiles, the
+throughput, and the number of requests in the system at any instant, whose time average
+is the ``L`` of Little's law ``L = lambda * W``.
+
+Times are in seconds on one clock (a simulation's, or ``time.perf_counter`` shifted to
+start at zero for a real server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._check import real
+
+__all__ = ["Trace", "LittleCheck", "little_check", "percentiles"]
+
+
+def percentiles(values, qs=(50, 95, 99)):
+    """The ``qs`` percentiles of ``values`` as a dict ``{"p50": ..., "p95": ..., "p99": ...}``.
+
+    NaN values (for example the time per output token of a one-token answer) are ignored.
+
+    Examples
+    --------
+    >>> percentiles([1.0, 2.0, 3.0, 4.0, 5.0], qs=(50, 100))
+    {'p50': 3.0, 'p100': 5.0}
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size == 0 or np.isnan(v).all():
+        raise ValueError("values must hold at least one number to take percentiles of; got none")
+    for q in qs:
+        real("q", q, low=0, high=100)
+    return {f"p{q:g}": float(np.nanpercentile(v, q)) for q in qs}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Per-request records of a queue, one array entry per request, in arrival order.
+
+    Attributes
+    ----------
+    arrival, start, finish : ndarray of float
+        When the request arrived, began service, and left (seconds).
+    batch : ndarray of int
+        Index of the batch (or, for continuous batching, of the step) it started in.
+    batch_size : ndarray of int
+        Size of that batch (continuous batching: sequences running right after it joined).
+    policy : str
+        The scheduling policy that produced the trace.
+    first_token : ndarray of float or None
+        Continuous batching only: when the first output token was ready.
+    output_tokens : ndarray of int or None
+        Continuous batching only: how many tokens the request generated.
+    """
+
+    arrival: np.ndarray
+    start: np.ndarray
+    finish: np.ndarray
+    batch: np.ndarray
+    batch_size: np.ndarray
+    policy: str
+    first_token: np.ndarray | None = None
+    output_tokens: np.ndarray | None = None
+
+    def __len__(self):
+        return len(self.arrival)
+
+    @property
+    def wait(self):
+        """Time spent queued before service started: ``start - arrival`` (seconds)."""
+        return self.start - self.arrival
+
+    @property
+    def latency(self):
+        """Time in system: ``finish - arrival`` (seconds); its mean is ``W``."""
+        return self.finish - self.arrival
+
+    @property
+    def ttft(self):
+        """Time to first token: ``first_token - arrival`` (seconds; continuous batching only)."""
+        return self._tokens()[0] - self.arrival
+
+    @property
+    def tpot(self):
+        """Time per output token after the first: ``(finish - first_token) / (tokens - 1)``.
+
+        NaN for requests that generated a single token.
+        """
+        first, tokens = self._tokens()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(tokens > 1, (self.finish - first) / np.maximum(tokens - 1, 1), np.nan)
+
+    def _tokens(self):
+        if self.first_token is None or self.output_tokens is None:
+            raise ValueError(f"TTFT and time per output token exist only for continuous batching traces; "
+                             f"this trace comes from policy {self.policy!r}")
+        return self.first_token, self.output_tokens
+
+    def percentiles(self, of="latency", qs=(50, 95, 99)):
+        """Percentiles of ``of`` ('latency', 'wait', 'ttft' or 'tpot'), in seconds, as a dict."""
+        if of not in ("latency", "wait", "ttft", "tpot"):
+            raise ValueError(f"of must be one of 'latency', 'wait', 'ttft', 'tpot'; got {of!r}")
+        return percentiles(getattr(self, of), qs)
+
+    @property
+    def duration(self):
+        """From the first arrival to the last finish (seconds)."""
+        return float(self.finish.max() - self.arrival.min())
+
+    def throughput(self):
+        """Completed requests per second over :attr:`duration`."""
+        return len(self) / self.duration
+
+    def token_throughput(self):
+        """Generated tokens per second over :attr:`duration` (continuous batching only)."""
+        return float(self._tokens()[1].sum()) / self.duration
+
+    def in_system(self, t):
+        """How many requests are in the system (arrived, not yet finished) at times ``t``."""
+        t = np.asarray(t, dtype=np.float64)
+        arrived = np.searchsorted(np.sort(self.arrival), t, side="right")
+        left = np.searchsorted(np.sort(self.finish), t, side="right")
+        return arrived - left
+
+    def to_records(self):
+        """All per-request fields as one NumPy structured array (one row per request).
+
+        Examples
+        --------
+        >>> tr = Trace(np.array([0.0, 1.0]), np.array([0.0, 1.5]), np.array([2.0, 3.0]), np.array([0, 1]),
+        ...            np.array([1, 1]), "fcfs")
+        >>> rec = tr.to_records()
+        >>> rec.dtype.names[:5], rec["wait"].tolist()
+        (('arrival', 'start', 'finish', 'wait', 'latency'), [0.0, 0.5])
+        """
+        cols = {"arrival": self.arrival, "start": self.start, "finish": self.finish, "wait": self.wait,
+                "latency": self.latency, "batch": self.batch, "batch_size": self.batch_size}
+        if self.first_token is not None and self.output_tokens is not None:
+            cols.update(first_token=self.first_token, output_tokens=self.output_tokens, ttft=self.ttft,
+                        tpot=self.tpot)
+        rec = np.empty(len(self), dtype=[(k, np.asarray(v).dtype) for k, v in cols.items()])
+        for k, v in cols.items():
+            rec[k] = v
+        return rec
+
+    def summary(self):
+        """One line: count, mean wait and latency, p50/p95/p99 latency, throughput."""
+        p = self.percentiles()
+        return (f"{self.policy}: {len(self)} requests, mean wait {self.wait.mean() * 1e3:.3g} ms, "
+                f"latency mean {self.latency.mean() * 1e3:.3g} ms, p50 {p['p50'] * 1e3:.3g} ms, "
+                f"p95 {p['p95'] * 1e3:.3g} ms, p99 {p['p99'] * 1e3:.3g} ms, "
+                f"throughput {self.throughput():.4g} req/s")
+
+
+@dataclass(frozen=True)
+class LittleCheck:
+    """Little's law measured on a trace over the window ``[t0, t1]``.
+
+    ``in_flight`` is the time-average number in the system, measured directly;
+    ``arrival_rate`` counts arrivals in the window; ``time_in_system`` is the mean
+    latency of those arrivals. Little's law says ``in_flight == arrival_rate * time_in_system``.
+    """
+
+    t0: float
+    t1: float
+    in_flight: float
+    arrival_rate: float
+    time_in_system: float
+
+    @property
+    def lambda_w(self):
+        """``lambda * W`` (requests)."""
+        return self.arrival_rate * self.time_in_system
+
+    @property
+    def ratio(self):
+        """Measured ``L`` over ``lambda * W``: 1 when Little's law holds."""
+        return self.in_flight / self.lambda_w
+
+    def __str__(self):
+        return (f"L measured {self.in_flight:.4g} requests vs lambda x W = {self.arrival_rate:.4g}/s x "
+                f"{self.time_in_system * 1e3:.4g} ms = {self.lambda_w:.4g} requests (ratio {self.ratio:.4f})")
+
+
+def little_check(trace, t0=None, t1=None):
+    """Measure ``L`` (time-average number in system) and ``lambda * W`` on one trace.
+
+    ``L`` is the integral of the in-system count over ``[t0, t1]`` divided by its length;
+    each request contributes the part of ``[arrival, finish]`` inside the window.
+    The defaults, first and last arrival, cover the whole run while arrivals last.
+
+    Examples
+    --------
+    >>> tr = Trace(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0, 3.0]),
+    ...            np.array([0.5, 1.5, 2.5, 3.5]), np.arange(4), np.ones(4, int), "fcfs")
+    >>> c = little_check(tr, 0.0, 4.0)
+    >>> round(c.in_flight, 3), round(c.lambda_w, 3)
+    (0.5, 0.5)
+    """
+    if not isinstance(trace, Trace):
+        raise TypeError(f"trace must be a perfcourse Trace; got {type(trace).__name__}")
+    t0 = float(trace.arrival.min()) if t0 is None else real("t0", t0)
+    t1 = float(trace.arrival.max()) if t1 is None else real("t1", t1)
+    if not t1 > t0:
+        raise ValueError(f"the window needs t1 > t0; got t0={t0!r}, t1={t1!r}")
+    overlap = np.minimum(trace.finish, t1) - np.maximum(trace.arrival, t0)
+    in_flight = float(np.clip(overlap, 0.0, None).sum()) / (t1 - t0)
+    inside = (trace.arrival >= t0) & (trace.arrival < t1)
+    if not inside.any():
+        raise ValueError(f"no request arrived in the window [{t0:g}, {t1:g}) s")
+    rate = float(inside.sum()) / (t1 - t0)
+    return LittleCheck(t0, t1, in_flight, rate, float(trace.latency[inside].mean()))

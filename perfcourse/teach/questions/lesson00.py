@@ -1,0 +1,51 @@
+"""Self-test questions for lesson 00: the thesis, honest timing and the claim card."""
+
+from ...measure import claims, kernels, timing
+from ...models import launches, laws
+from ..selftest import Question
+
+
+def _copy_bandwidth_gbs():
+    bytes_moved = kernels.copy.bytes_moved(2**26, dtype="float32")  # read n and write n elements
+    return timing.Timing.from_samples([0.010, 0.010]).per_second(bytes_moved) / 1e9
+
+
+def _p99_speedup():
+    old = claims.Claim("tokenizer + dense layer", 8, (8, 4096), "float32", "CPU", "numpy", "p99", 0.012, 200)
+    new = claims.Claim("tokenizer + dense layer", 8, (8, 4096), "float32", "GPU", "cupy", "p99", 0.008, 200)
+    return claims.compare(old, new).speedup
+
+
+QUESTIONS = [
+    Question("l00-no-sync", 0,
+             "A script launches 100 GPU kernels of 2 ms each; issuing one launch takes 5 us on the host. It reads "
+             "the clock right after the last launch, with no synchronisation. How many ms does it report?",
+             "The launches return at once, so the timer sees only 100 x 5 us = 0.5 ms of issuing; the work "
+             "(about 200 ms) is still queued on the device. Synchronise before reading the clock.",
+             reference=lambda: launches.async_timeline(100, 5e-6, 2e-3).host_s * 1e3, unit="ms"),
+    Question("l00-claim-complete", 0,
+             "Which of these statements can be compared with another measurement?",
+             "Only (c) names workload, batch, shape, dtype, percentile and the number of samples; the others "
+             "leave out what was run, how big it was, or which part of the distribution is meant.",
+             choices=("The new kernel is 3x faster",
+                      "The new kernel is 3x faster on the H200",
+                      "Dense layer, batch 8, shape 8x4096 by 4096x4096, float32: p50 0.41 ms over 200 samples",
+                      "GPU utilisation went from 40% to 100%"),
+             correct="c"),
+    Question("l00-copy-bandwidth", 0,
+             "Copying 2^26 float32 numbers from one array to another takes 10 ms. Counting the bytes read and "
+             "written (2N elements, as STREAM does), what bandwidth is that, in GB/s (1 GB = 1e9 bytes)?",
+             "A copy reads 2^26 x 4 bytes and writes as many: 537 MB in 0.01 s is 53.7 GB/s.",
+             reference=_copy_bandwidth_gbs, unit="GB/s"),
+    Question("l00-p99-speedup", 0,
+             "Same workload, batch, shape and dtype: p99 was 12 ms on the old path and is 8 ms on the new one, "
+             "each over 200 samples. What p99 speedup may you claim?",
+             "12 ms / 8 ms = 1.5x at p99, and the statement must name p99: the median may have moved differently.",
+             reference=_p99_speedup, unit="x"),
+    Question("l00-serial-sum-parallelism", 0,
+             "Summing 1024 numbers as a tree does 1023 additions along a critical path of 10 levels. What is the "
+             "average parallelism T1 / T-infinity?",
+             "parallelism = T1 / T_inf = 1023 / 10 = 102.3: never more than about 102 adders can be kept busy "
+             "on average, whatever the hardware offers.",
+             reference=lambda: laws.parallelism(1023, 10), unit=""),
+]

@@ -1,0 +1,37 @@
+"""Self-test questions for lesson 03: Amdahl's law and where serial time hides."""
+
+from ...models import laws, scaling
+from ..selftest import Question
+
+QUESTIONS = [
+    Question("l03-limit-5pct", 3,
+             "5% of a program's one-worker time is serial. With unlimited workers, what speedup can it reach "
+             "at most?",
+             "The serial 5% never shrinks, so the time never drops below 0.05 of the original: 1/0.05 = 20x.",
+             reference=lambda: laws.amdahl_limit(0.05), unit="x"),
+    Question("l03-quarter-serial-4", 3,
+             "A pipeline spends 25% of its one-worker time in a serial Python step. What speedup does Amdahl's "
+             "law predict on 4 workers?",
+             "1 / (0.25 + 0.75/4) = 2.29x: the serial quarter already eats more than half of the 4-worker time.",
+             reference=lambda: laws.amdahl_speedup(0.25, 4), unit="x"),
+    Question("l03-launch-bound", 3,
+             "A step does 100 us of useful work split over 1000 kernel launches, and each launch costs 5 us of "
+             "host time. How long does the step take, in milliseconds?",
+             "100 us + 1000 x 5 us = 5.1 ms: launches are serial work, 98% of the time here; fusing them into "
+             "one kernel removes almost all of it.",
+             reference=lambda: scaling.call_overhead_time(100e-6, 1000, 5e-6) * 1e3, unit="ms"),
+    Question("l03-karp-flatt", 3,
+             "A run is 3.2x faster on 4 workers than on 1. What serial fraction does the Karp-Flatt metric "
+             "give?",
+             "e = (1/3.2 - 1/4) / (1 - 1/4) = 0.083: as if 8.3% of the work were serial.",
+             reference=lambda: laws.karp_flatt(3.2, 4)),
+    Question("l03-hidden-serial", 3,
+             "A model moves to a GPU. Which of these does NOT add to the new serial fraction?",
+             "A matrix multiply spread over all the GPU's cores is the parallel part; the other three run on "
+             "one host thread or one step at a time.",
+             choices=("Tokenizing the input in a Python loop on the host",
+                      "Launching hundreds of tiny kernels one after another",
+                      "A decode loop that produces one token per step, each step waiting for the last",
+                      "A large matrix multiply spread over every streaming multiprocessor"),
+             correct="d"),
+]

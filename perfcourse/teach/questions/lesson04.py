@@ -1,0 +1,38 @@
+"""Self-test questions for lesson 04: Gustafson's law, strong and weak scaling."""
+
+from ...models import laws, scaling
+from ..selftest import Question
+
+QUESTIONS = [
+    Question("l04-gustafson-64", 4,
+             "On a 64-worker run, 5% of the time is serial and the problem grew with the workers. What scaled "
+             "speedup does Gustafson's law give?",
+             "0.05 + 0.95 x 64 = 60.85x: the serial part stays the same while the parallel work grows 64 times.",
+             reference=lambda: laws.gustafson_speedup(0.05, 64), unit="x"),
+    Question("l04-weak-efficiency", 4,
+             "Weak scaling: one worker takes 10 s for its share; 8 workers, each with the same share, take "
+             "12.5 s. What is the weak-scaling efficiency (as a fraction)?",
+             "Ideal weak scaling keeps the time flat, so efficiency = 10 s / 12.5 s = 0.8.",
+             reference=lambda: float(scaling.weak_scaling([1, 8], [10.0, 12.5]).efficiency[-1])),
+    Question("l04-which-scaling", 4,
+             "Every GPU keeps a batch of 32 samples as GPUs are added, so the global batch grows. Which "
+             "kind of scaling is that?",
+             "The work per device stays fixed and the total problem grows with the device count: weak scaling.",
+             choices=("Strong scaling", "Weak scaling", "Neither: it is Amdahl's law with s = 0",
+                      "Roofline scaling"),
+             correct="b"),
+    Question("l04-memory-bound-threads", 4,
+             "On a quiet 2-core machine a streaming kernel (a few bytes read per FLOP) typically gets little "
+             "faster from 1 to 2 threads, while a kernel doing many FLOPs per byte can come close to 2x. What "
+             "explains the difference?",
+             "Both cores share one memory system; once it delivers all the bytes per second it can, more "
+             "threads only wait longer for bytes. Arithmetic units are per core, so compute-bound work can "
+             "scale with the cores. On a busy machine, or with calls too short to hand the interpreter lock "
+             "over cheaply, neither kernel may scale: a measurement tells you which case you are in.",
+             choices=("The operating system runs only one thread of a streaming kernel at a time",
+                      "The threads share the memory bandwidth, which one streaming thread nearly uses up, "
+                      "while arithmetic units are per core",
+                      "Streaming kernels have a larger serial fraction in their Python code",
+                      "A second thread halves the clock frequency of both cores"),
+             correct="b"),
+]

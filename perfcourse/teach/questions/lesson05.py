@@ -1,0 +1,73 @@
+"""Lesson 05, the roofline: self-test questions (reference answers computed by perfcourse)."""
+
+from ...measure import hardware, kernels
+from ...models import roofline
+from ..selftest import Question
+
+
+def _h200_ridge():
+    h200 = hardware.datasheet("H200")
+    return roofline.ridge_point(h200.peak_flops("bf16"), h200.memory_bandwidth)
+
+
+def _triad_ms():
+    return 1e3 * roofline.roofline_time(kernels.triad.flops(2**27), kernels.triad.bytes_moved(2**27, dtype="float32"),
+                                        hardware.datasheet("H200").fp32, 4.0e12)
+
+
+def _useful_fraction():
+    sector, element = 32, kernels.itemsize("float32")
+    return element / sector
+
+
+def _chains_gain(fmas=4096, latency=4, chains=8):
+    """Cycles for one chain (each FMA waits `latency`) over cycles for `chains` chains (one issue per cycle)."""
+    one = kernels.fma.dependent_steps(fmas, 1) * latency
+    many = kernels.fma.dependent_steps(fmas, chains) * max(latency, chains)
+    return one / many
+
+
+QUESTIONS = [
+    Question("l05-ridge", 5,
+             "An H200's datasheet gives 4.8 TB/s of memory bandwidth and 989 TFLOP/s of dense bf16. Where is its "
+             "ridge point?",
+             "ridge = peak FLOP/s / bandwidth = 989e12 / 4.8e12 = 206 FLOP/byte: a bf16 kernel needs about 206 "
+             "FLOPs per byte it moves before compute, not memory, limits it.",
+             reference=_h200_ridge, unit="FLOP/byte"),
+    Question("l05-triad-time", 5,
+             "A triad a = b + q*c runs over n = 2^27 float32 elements on a GPU whose measured bandwidth is 4.0 TB/s "
+             "(fp32 peak 67 TFLOP/s). What is the shortest time it can take, in milliseconds?",
+             "Triad moves 3 arrays x 2^27 x 4 bytes = 1.61 GB and does only 2 FLOPs per 12 bytes, so the "
+             "memory term wins: 1.61e9 B / 4.0e12 B/s = 0.403 ms.",
+             reference=_triad_ms, rtol=0.02, unit="ms"),
+    Question("l05-dense-bound", 5,
+             "One dense layer X[1, 4096] @ W[4096, 4096] in bf16 on an H200 (ridge about 206 FLOP/byte). What "
+             "limits it?",
+             "FLOPs 2 x 4096^2 over bytes about 2 x 4096^2: intensity about 1 FLOP/byte, far left of the ridge. "
+             "Reading W from memory sets the time; the tensor cores mostly wait.",
+             choices=("The tensor cores' peak FLOP rate", "Memory bandwidth: reading the weights",
+                      "Kernel launch latency, whatever the size", "The PCIe link to the host"),
+             correct="b"),
+    Question("l05-utilization", 5,
+             "nvidia-smi reports 100% GPU utilization for your service. What does that establish?",
+             "NVML's utilization is the share of time at least one kernel was running. One block spinning on one "
+             "SM reads 100% too: it says busy, not useful, efficient or fast enough for users.",
+             choices=("Every SM is doing useful arithmetic at its peak rate",
+                      "A kernel was running during most of the sampling window, and nothing more",
+                      "The kernel is compute-bound rather than memory-bound",
+                      "Latency targets are met, since the device is never idle"),
+             correct="b"),
+    Question("l05-strided-useful", 5,
+             "A float32 kernel reads global memory with a stride of 32 elements; the GPU moves memory in 32-byte "
+             "sectors. What fraction of the bytes fetched for these reads does the kernel use?",
+             "Each 4-byte element arrives in its own 32-byte sector, and the other 28 bytes are not used before "
+             "they are evicted: 4 / 32 = 0.125. The device is as busy as ever; the useful bandwidth is one eighth.",
+             reference=_useful_fraction, unit="(fraction)"),
+    Question("l05-fma-chains", 5,
+             "A thread does 4096 FMAs as one dependency chain, each FMA waiting about 4 cycles for the previous "
+             "result, and its SM has no other warps to switch to. Split into 8 independent chains, how many times "
+             "faster can it issue them at best (the unit can start one FMA per cycle)?",
+             "One chain issues one FMA every 4 cycles; with 4 or more independent chains an FMA can start every "
+             "cycle, so the gain stops at 4x: dependency, not the FLOP count, set the rate.",
+             reference=_chains_gain, unit="x"),
+]

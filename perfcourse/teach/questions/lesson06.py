@@ -1,0 +1,67 @@
+"""Self-test questions for lesson 06: Little's law, queues near capacity, batching policies."""
+
+from ...models import latency, laws
+from ... import queueing
+from ..selftest import Question
+
+# The static-batching setup of the lesson: Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b.
+SLO_SETUP = dict(rate=600.0, t0=0.008, t1=0.0005, n=100_000, seed=0, slo=0.050)
+
+
+def largest_static_batch_under_slo(rate, t0, t1, n, seed, slo, batches=range(1, 65)):
+    """Largest static batch whose simulated p99 latency meets ``slo`` (None if none does)."""
+    res = queueing.sweep("static", queueing.Poisson(rate, n), queueing.affine(t0, t1), vary="batch_size",
+                         values=batches, seed=seed)
+    return latency.largest_batch_under_slo({b: r["p99"] for b, r in res.items()}, slo)
+
+
+QUESTIONS = [
+    Question("l06-little-inflight", 6,
+             "A model server receives 50 requests/s and a request spends 120 ms in it on average. How many "
+             "requests are inside the server on average?",
+             "L = lambda x W = 50/s x 0.12 s = 6 requests, whatever the distribution of arrivals or service.",
+             reference=lambda: laws.littles_law(arrival_rate=50, time_in_system=0.120), unit="requests"),
+    Question("l06-closed-loop-throughput", 6,
+             "A load test keeps exactly 4 requests in flight (a new one is sent as soon as one returns) and each "
+             "takes 50 ms. What throughput does it measure, in requests/s?",
+             "lambda = L / W = 4 / 0.05 s = 80 req/s: with too little concurrency the test measures itself, "
+             "not the capacity of the server.",
+             reference=lambda: laws.littles_law(in_flight=4, time_in_system=0.050), unit="req/s"),
+    Question("l06-mm1-time", 6,
+             "An M/M/1 queue has arrival rate 90/s and service rate 100/s. What is the mean time in system, in ms?",
+             "W = 1 / (mu - lambda) = 1 / (100 - 90) s = 100 ms, ten times the 10 ms service time.",
+             reference=lambda: queueing.mm1(90, 100).mean_time_in_system * 1e3, unit="ms"),
+    Question("l06-hockey-stick", 6,
+             "In an M/M/1 queue, utilization rises from 0.8 to 0.9 (same service rate). By what factor does the "
+             "mean queueing wait Wq grow?",
+             "Wq = rho / (mu (1 - rho)): 0.9/0.1 against 0.8/0.2, a factor 2.25 for 12.5% more load; near "
+             "capacity each step of load costs more wait than the last.",
+             reference=lambda: queueing.mm1(9, 10).mean_wait / queueing.mm1(8, 10).mean_wait, unit="x"),
+    Question("l06-md1", 6,
+             "Two servers see the same Poisson load and have the same mean service time; one has constant service "
+             "times, the other exponential ones. How do their mean queueing waits compare?",
+             "M/D/1 waits rho / (2 mu (1 - rho)), exactly half the M/M/1 wait: variability of service, not just "
+             "its mean, makes queues.",
+             choices=("They are equal: only the mean service time matters",
+                      "The constant-time server waits half as long",
+                      "The constant-time server waits twice as long",
+                      "The exponential server waits less, since some requests are very short"),
+             correct="b"),
+    Question("l06-slo-batch", 6,
+             "In the lesson's static-batching setup (Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b, "
+             "100,000 simulated requests, seed 0), what is the largest batch size whose p99 latency meets a "
+             "50 ms SLO?",
+             "Below 7 the server cannot keep up and the queue grows without bound; above, every extra request "
+             "in a batch adds fill time (1/600 s) and service time, so p99 climbs past 50 ms after batch 15.",
+             reference=lambda: largest_static_batch_under_slo(**SLO_SETUP), rtol=0, unit="requests"),
+    Question("l06-token-budget", 6,
+             "A continuous-batching server has a small token budget per step, smaller than what a burst of "
+             "prompts needs. What suffers first?",
+             "Prompts wait to be admitted a few at a time, so the time to first token grows, in the tail first; "
+             "a larger budget admits them sooner but makes those steps longer for every running sequence.",
+             choices=("The time per output token of running sequences",
+                      "The time to first token, in the tail first",
+                      "Nothing: continuous batching has no queue",
+                      "Throughput doubles"),
+             correct="b"),
+]

@@ -1,0 +1,189 @@
+"""Self-test questions, checked in code.
+
+The bank lives in ``perfcourse/questions/``: one module per lesson (``lesson03.py``...)
+plus ``lecture.py`` for the lecture's own questions and worked calculations. Each defines
+``QUESTIONS``, a list of :class:`Question`. Numeric reference answers are computed by
+``perfcourse`` functions when asked for, never typed in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .._check import real
+
+__all__ = ["Question", "bank", "get", "check", "answer", "ask", "score", "quiz_widget"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One self-test question.
+
+    A numeric question has ``reference`` (a function returning the answer) and a relative
+    tolerance ``rtol``; a multiple-choice question has ``choices`` and the letter of the
+    ``correct`` one. ``why`` is the one-sentence explanation shown after an answer.
+    """
+
+    qid: str
+    lesson: int
+    prompt: str
+    why: str
+    reference: Callable[[], float] | None = None
+    rtol: float = 0.01
+    unit: str = ""
+    choices: tuple[str, ...] = field(default_factory=tuple)
+    correct: str | None = None
+
+    @property
+    def kind(self):
+        return "number" if self.reference is not None else "choice"
+
+    def letters(self):
+        return tuple("abcdefghij"[: len(self.choices)])
+
+
+_BANK: dict[str, Question] | None = None
+
+
+def bank():
+    """All questions, keyed by id, in lesson order."""
+    global _BANK
+    if _BANK is None:
+        from . import questions
+
+        found: dict[str, Question] = {}
+        for mod in sorted(m.name for m in pkgutil.iter_modules(questions.__path__)):
+            for q in importlib.import_module(f"{questions.__name__}.{mod}").QUESTIONS:
+                if q.qid in found:
+                    raise RuntimeError(f"duplicate self-test question id {q.qid!r} in questions/{mod}.py")
+                found[q.qid] = q
+        _BANK = dict(sorted(found.items(), key=lambda kv: kv[1].lesson))
+    return _BANK
+
+
+def get(qid):
+    """The :class:`Question` with id ``qid``."""
+    if not isinstance(qid, str):
+        raise TypeError(f"qid must be a question id string; got {qid!r}")
+    questions = bank()
+    if qid not in questions:
+        close = [k for k in questions if qid.split("-")[0] in k][:5]
+        raise ValueError(f"no self-test question {qid!r}; "
+                         f"{'did you mean ' + ', '.join(close) if close else 'see perfcourse.selftest.bank()'}")
+    return questions[qid]
+
+
+def ask(qid):
+    """Print a question's prompt (and its choices); return the question."""
+    q = get(qid)
+    print(f"[{q.qid}] {q.prompt}" + (f"  (answer in {q.unit})" if q.unit else ""))
+    for letter, text in zip(q.letters(), q.choices, strict=True):
+        print(f"  ({letter}) {text}")
+    return q
+
+
+def _reference_text(q):
+    if q.kind == "number":
+        return f"{q.reference():.6g}{' ' + q.unit if q.unit else ''}"
+    return f"({q.correct}) {q.choices[q.letters().index(q.correct)]}"
+
+
+def _is_right(q, given):
+    if q.kind == "number":
+        value = real("answer", given)
+        ref = q.reference()
+        return math.isclose(value, ref, rel_tol=q.rtol, abs_tol=1e-12)
+    if not isinstance(given, str):
+        raise TypeError(f"answer to {q.qid} must be one of the letters {', '.join(q.letters())}; got {given!r}")
+    letter = given.strip().lower().strip("()")
+    if letter not in q.letters():
+        raise ValueError(f"answer to {q.qid} must be one of the letters {', '.join(q.letters())}; got {given!r}")
+    return letter == q.correct
+
+
+def check(qid, answer, *, quiet=False):
+    """Check an answer; print right/wrong with the reason; return True when right.
+
+    Numbers are accepted within the question's relative tolerance; choices by letter.
+    ``None`` (the placeholder the lessons ship with) prints a reminder and returns False.
+
+    Examples
+    --------
+    >>> check("lecture-amdahl-1pct", 100)
+    Right. [lecture-amdahl-1pct] With s = 0.01 the speedup can never pass 1/s = 100, however many workers.
+    True
+    """
+    q = get(qid)
+    if answer is None:
+        if not quiet:
+            print(f"[{q.qid}] No answer yet: put your answer in place of None and run this cell again.")
+        return False
+    right = _is_right(q, answer)
+    if not quiet:
+        if right:
+            print(f"Right. [{q.qid}] {q.why}")
+        else:
+            tol = f" (accepted within {q.rtol:.0%})" if q.kind == "number" else ""
+            print(f"Not quite. [{q.qid}] You gave {answer!r}; the answer is {_reference_text(q)}{tol}. {q.why}")
+    return right
+
+
+def answer(qid):
+    """Print and return the reference answer (a number or the correct letter).
+
+    Examples
+    --------
+    >>> answer("lecture-ex3-little")
+    [lecture-ex3-little] 10 requests. Little's law: L = lambda W = 200/s x 0.05 s = 10 requests in flight.
+    10.0
+    """
+    q = get(qid)
+    print(f"[{q.qid}] {_reference_text(q)}. {q.why}")
+    return q.reference() if q.kind == "number" else q.correct
+
+
+def score(answers):
+    """Check a dict of answers ``{qid: answer}`` quietly; print a summary; return ``(right, total)``.
+
+    ``None`` counts as not answered yet; an answer of the wrong form (a word for a
+    number, an unknown letter) counts as wrong and is listed with the reason.
+
+    Examples
+    --------
+    >>> score({"lecture-amdahl-1pct": 100, "lecture-ex3-little": 12, "lecture-ex4-speedup": None})
+    Score: 1/3 right (33%).
+      not quite: lecture-ex3-little
+      no answer yet: lecture-ex4-speedup
+    (1, 3)
+    """
+    if not isinstance(answers, dict):
+        raise TypeError(f"answers must be a dict {{question id: answer}}; got {type(answers).__name__}")
+    if not answers:
+        raise ValueError("answers must hold at least one {question id: answer} pair; got an empty dict")
+    right, wrong, blank, unreadable = [], [], [], []
+    for qid, given in answers.items():
+        get(qid)
+        if given is None:
+            blank.append(qid)
+            continue
+        try:
+            (right if check(qid, given, quiet=True) else wrong).append(qid)
+        except (TypeError, ValueError) as err:
+            unreadable.append(f"{qid} ({err})")
+    total = len(answers)
+    print(f"Score: {len(right)}/{total} right ({len(right) / total:.0%}).")
+    for label, ids in (("not quite", wrong), ("no answer yet", blank), ("could not read", unreadable)):
+        if ids:
+            print(f"  {label}: {', '.join(ids)}")
+    return len(right), total
+
+
+def quiz_widget(qids=None):
+    """An interactive quiz over the bank (every question when ``qids`` is None); see :mod:`perfcourse.quiz`."""
+    from .quiz import quiz_widget as build
+
+    return build(qids)
