@@ -26,7 +26,7 @@ ALIASES = {
     "laws": "models.laws", "roofline": "models.roofline", "scaling": "models.scaling",
     "allreduce": "models.allreduce", "dag": "models.dag", "launches": "models.launches",
     "latency": "models.latency", "counts": "models.counts", "datasheets": "models.datasheets",
-    "fusion": "models.fusion",
+    "fusion": "models.fusion", "verdicts": "models.verdicts",
     # queueing
     "queueing": "queueing", "servicetime": "queueing.servicetime", "simulator": "queueing.simulator",
     "continuous": "queueing.continuous", "simtrace": "queueing.simtrace",
@@ -37,7 +37,7 @@ ALIASES = {
     "hardware": "measure.hardware", "bench": "measure.bench", "gpucheck": "measure.gpucheck",
     # labs
     "batches": "labs.batches", "serialwork": "labs.serialwork", "workers": "labs.workers",
-    "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun",
+    "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun", "mpiresults": "labs.mpiresults",
     "localranks": "labs.localranks", "pipeline": "labs.pipeline", "casestudy": "labs.casestudy",
     # viz and teach
     "viz": "viz", "widgets": "teach.widgets", "selftest": "teach.selftest", "quiz": "teach.quiz",

@@ -107,8 +107,8 @@ def test_cpu_cache_from_sysfs(tmp_path):
 
 
 def test_import_touches_nothing():
-    code = ("import os, sys; before = dict(os.environ); import perfcourse.backend; "
-            "print('cupy' in sys.modules, dict(os.environ) == before, perfcourse.backend._CACHED is None)")
+    code = ("import os, sys; before = dict(os.environ); import perfcourse.measure.backend; "
+            "print('cupy' in sys.modules, dict(os.environ) == before, perfcourse.measure.backend._CACHED is None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "True"]
 

@@ -6,7 +6,6 @@ PYTHONPATH only for the subprocesses below. ``PERFCOURSE_CUPY_TARGET`` names the
 it the test is skipped, unless ``PERFCOURSE_REQUIRE_CUPY_TEST=1`` asks for it to be mandatory.
 """
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -57,7 +56,6 @@ def test_lessons_announce_numpy_and_why(env):
     assert "numpy on" in result.stdout.splitlines()[-1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("perfcourse.measure.bench") is None, reason="perfcourse bench not written yet")
 def test_bench_chooses_numpy_and_says_why(env):
     _assert_fell_back(_run(["-m", "perfcourse", "bench"], env))
 

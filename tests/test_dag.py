@@ -85,16 +85,3 @@ def test_bad_input_is_named():
         g.op("+")
     with pytest.raises(ValueError, match="dependency must be the id of an existing node"):
         g.op("+", 5)
-
-
-def test_draw_marks_the_critical_path():
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
-    dag.draw(dag.tree_sum(8), ax)
-    red = [ln for ln in ax.lines if ln.get_color() == "tab:red"]
-    assert len(red) == dag.tree_sum(8).span
-    assert "span T_inf = 3" in ax.get_title()
-    plt.close(fig)
-    with pytest.raises(ValueError, match="at most 200 nodes"):
-        dag.draw(dag.tree_sum(500))

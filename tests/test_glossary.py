@@ -1,8 +1,11 @@
+import functools
 import re
 import subprocess
 import sys
 from argparse import Namespace
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from perfcourse import cli, glossary
@@ -19,9 +22,54 @@ def test_enough_terms_each_complete():
     assert len(english) == len(set(english))
 
 
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+@functools.cache
+def _notebook_text(name):
+    """Every cell's source of a lesson notebook (markdown and code), as one string."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    return "\n".join(cell.source for cell in nb.cells)
+
+
 def test_every_lesson_notebook_named_exists_in_the_syllabus_order():
     names = list(glossary.LESSONS.values())
     assert names == sorted(names) and names[0] == "00_start_here" and names[-1] == "10_self_test"
+    assert list(glossary.LESSONS) == list(range(len(names)))
+    # the glossary names exactly the course's notebooks, and each opens on its own lesson's title
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == names
+    for number, name in glossary.LESSONS.items():
+        first = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4).cells[0]
+        assert first.cell_type == "markdown" and first.source.startswith(f"# {number:02d} · "), name
+
+
+# Terms whose lesson teaches the idea under other words; the glossary entry (or the lesson) should
+# name it. strict: once the notebook uses the term, the xfail fails and this list must shrink.
+NOT_NAMED_IN_THEIR_LESSON = {
+    "tail latency": "01 speaks of 'the tail' only; 'tail latency' first appears in 10_self_test",
+    "data dependency": "02 speaks of 'dependent operations'; no notebook says 'data dependency'",
+    "kernel fusion": "03 says 'one fused kernel'; 'kernel fusion' appears only in 08_optimization_order",
+    "attainable performance": "05 says 'attainable rate'; no notebook says 'attainable performance'",
+}
+
+
+def _named(form, text):
+    """``form`` as a word of ``text`` (case-insensitive; a plural ending allowed)."""
+    return re.search(r"(?<!\w)" + re.escape(form) + r"(?:s|es)?(?!\w)", text, re.IGNORECASE) is not None
+
+
+@pytest.mark.parametrize("term", [
+    pytest.param(t, id=t.english, marks=pytest.mark.xfail(reason=NOT_NAMED_IN_THEIR_LESSON[t.english], strict=True))
+    if t.english in NOT_NAMED_IN_THEIR_LESSON else pytest.param(t, id=t.english)
+    for t in glossary.TERMS
+])
+def test_each_term_is_named_in_the_lesson_it_points_to(term):
+    # one- and two-letter aliases (s, L, W, T1) would match almost any notebook: they do not count
+    forms = [f for f in (term.english, *term.aliases) if len(f) > 2]
+    assert forms, term.english
+    text = _notebook_text(term.notebook)
+    assert any(_named(f, text) for f in forms), f"{term.notebook} never names {forms}"
 
 
 @pytest.mark.parametrize("chinese, english", [

@@ -3,11 +3,14 @@
 Marked ``gpu``: skipped (by conftest) where CuPy sees no usable GPU; run by ``perfcourse gpu-check``.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from perfcourse import kernels
 from perfcourse.measure.kernels import sizes
+from perfcourse.measure.kernels._base import TOLERANCE, to_numpy
 
 pytestmark = pytest.mark.gpu
 
@@ -22,12 +25,46 @@ SIZES = {
 CASES = [(name, dtype) for name, k in kernels.ALL.items() for dtype in k.dtypes]
 
 
+def _as_float64(result):
+    host = to_numpy(result)
+    if host.dtype == np.uint16:                          # bfloat16 bit patterns
+        host = kernels.from_bfloat16(host)
+    return np.array(host, dtype=np.float64)
+
+
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_gpu_version_matches_reference(name, dtype):
     import cupy
 
-    err = kernels.get(name).check(*SIZES[name], dtype=dtype, xp=cupy)
-    assert err >= 0
+    k = kernels.get(name)
+    seed = int(np.random.SeedSequence().entropy % 2**32)   # fresh input each run; the seed is in any failure
+    inputs = k.make_inputs(*SIZES[name], dtype=dtype, xp=cupy, seed=seed)
+    got = _as_float64(k.run(*inputs))
+    want = np.asarray(k.expected(*inputs), dtype=np.float64)
+    assert got.shape == want.shape
+    # the normwise relative error, worked out here rather than by the helper under test
+    err = float(np.max(np.abs(got - want))) / float(np.max(np.abs(want)))
+    assert err <= TOLERANCE[dtype], f"{name} {dtype} seed={seed}: relative error {err:.3g} > {TOLERANCE[dtype]}"
+    # check() on the same seed sees the same input; a GPU reduction may add in another order
+    again = k.check(*SIZES[name], dtype=dtype, xp=cupy, seed=seed)
+    assert again <= TOLERANCE[dtype] and again == pytest.approx(err, rel=0.5, abs=TOLERANCE[dtype] / 100)
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_a_perturbed_gpu_result_is_caught(name, dtype):
+    import cupy
+
+    k = kernels.get(name)
+    tol = TOLERANCE[dtype]
+
+    def wrong(*inputs, **options):                    # one element off by 10x the tolerance
+        r = _as_float64(k.gpu(*inputs, **options))
+        flat = r.reshape(-1)
+        flat[flat.size // 2] += 10 * tol * float(np.max(np.abs(r)))
+        return cupy.asarray(r)
+
+    with pytest.raises(AssertionError, match=f"{name}.*{dtype}.*relative error"):
+        dataclasses.replace(k, gpu=wrong).check(*SIZES[name], dtype=dtype, xp=cupy)
 
 
 @pytest.mark.parametrize("blocks", [1, 7, 132, None])
@@ -66,8 +103,10 @@ def test_spin_keeps_the_gpu_busy_for_the_time_asked():
     from perfcourse import timing
 
     out, = kernels.spin.make_inputs(32, xp=cupy)
-    t = timing.measure(kernels.spin.run, out, kwargs={"seconds": 0.005}, repeat=5, warmup_s=0)
-    assert 0.005 <= t.p50 < 0.02
+    short = timing.measure(kernels.spin.run, out, kwargs={"seconds": 0.005}, repeat=5, warmup_s=0)
+    long = timing.measure(kernels.spin.run, out, kwargs={"seconds": 0.02}, repeat=5, warmup_s=0)
+    assert short.p50 >= 0.005 and long.p50 >= 0.02     # the device clock never ends a spin early
+    assert 3 < long.p50 / short.p50 < 5                 # and it spins for the time asked, not a fixed time
 
 
 def test_out_of_memory_becomes_a_smaller_size(capsys):

@@ -1,10 +1,12 @@
 """Datasheet table and lookup, measured ceilings on the CPU, recorded runs."""
 
+import datetime
 import json
+from pathlib import Path
 
 import pytest
 
-from perfcourse import hardware, recorded
+from perfcourse import ceilings, hardware, recorded
 
 REQUIRED = ["H200", "H100 SXM", "H100 PCIe", "A100 40GB", "A100 80GB SXM", "L40S", "L4", "A10", "T4",
             "V100 SXM2", "RTX 4090", "RTX 3090"]
@@ -60,33 +62,98 @@ def test_cpu_has_no_datasheet(capsys):
 
 
 def test_quick_ceilings_on_this_machine():
-    c = hardware.measure_ceilings(quick=True, progress=False, cached=False)
+    c = ceilings.measure_ceilings(quick=True, progress=False, cached=False)
     assert c.copy_bandwidth > 1e8 and c.triad_bandwidth > 1e8 and c.bandwidth >= c.copy_bandwidth
     assert c.matmul_flops["float32"] > 1e8 and c.launch_s > 0
     assert c.stream_elements >= 2**16 and c.notes == ()
     for summary in c.timings.values():
         assert summary["p50_s"] <= summary["p95_s"] <= summary["p99_s"]
-    again = hardware.Ceilings.from_dict(json.loads(json.dumps(c.to_dict())))
+    again = ceilings.Ceilings.from_dict(json.loads(json.dumps(c.to_dict())))
     assert again == c
-    assert hardware.measure_ceilings(quick=True, progress=False) is hardware.measure_ceilings(quick=True,
+    assert ceilings.measure_ceilings(quick=True, progress=False) is ceilings.measure_ceilings(quick=True,
                                                                                              progress=False)
     with pytest.raises(ValueError, match="measured here"):
         c.peak_flops("bfloat16")
 
 
-def test_recorded_runs(tmp_path):
-    assert recorded.latest(directory=str(tmp_path)) is None
-    for date, device in [("2026-01-02T00:00:00+00:00", "NVIDIA H100 PCIe"), ("2026-03-04T00:00:00+00:00",
-                                                                            "NVIDIA H200")]:
-        (tmp_path / f"{device[-4:]}.json").write_text(json.dumps({"device": device, "date": date}))
+# A made-up gpu-check report: the device name says so, and so do the round figures. It has the
+# shape ``perfcourse gpu-check`` writes (see perfcourse/measure/gpucheck.py), nothing more.
+def _synthetic_report(date, device="SYNTHETIC TEST GPU", **extra):
+    return {
+        "kind": "perfcourse gpu-check", "date": date, "device": device, "quick": True, "cupy": "0.0.0-test",
+        "ceilings": {"device": device, "backend": "cupy", "date": date, "copy_bandwidth": 1.0e12,
+                     "triad_bandwidth": 0.9e12, "stream_elements": 2**20, "stream_dtype": "float32",
+                     "matmul_flops": {"float32": 5.0e13}, "launch_s": 5e-6, "notes": []},
+        "experiments": [
+            {"group": "stream", "name": "copy", "p50_s": 1e-3},
+            {"group": "stream", "name": "triad", "p50_s": 2e-3},
+            {"group": "stream", "name": "scale", "error": "out of memory"},
+            {"group": "fma", "name": "chains=1", "p50_s": 4e-3},
+        ],
+        **extra,
+    }
+
+
+@pytest.fixture
+def synthetic_folder(tmp_path, monkeypatch):
+    """A recorded-runs folder holding two synthetic reports and things the reader must skip;
+    ``recorded.folder`` is pointed at it, so calls without ``directory`` read it too."""
+    # file names sort the other way round from the dates: the order must come from the dates
+    (tmp_path / "a-newer.json").write_text(json.dumps(_synthetic_report("2026-03-04T09:30:00+00:00")))
+    (tmp_path / "b-older.json").write_text(json.dumps(_synthetic_report("2026-01-02T23:59:00+00:00",
+                                                                        device="SYNTHETIC OLDER GPU")))
+    (tmp_path / "c-no-date.json").write_text(json.dumps({"device": "SYNTHETIC GPU WITHOUT DATE"}))
+    (tmp_path / "d-a-list.json").write_text(json.dumps([{"device": "x", "date": "2026-05-05"}]))
     (tmp_path / "notes.txt").write_text("not a run")
-    run = recorded.latest(directory=str(tmp_path))
-    assert run["device"] == "NVIDIA H200" and recorded.label(run) == "recorded on NVIDIA H200, 2026-03-04"
-    assert len(recorded.all_runs(directory=str(tmp_path))) == 2
+    monkeypatch.setattr(recorded, "folder", lambda: str(tmp_path))
+    return tmp_path
+
+
+def test_recorded_reader_on_a_synthetic_folder(synthetic_folder):
+    runs = recorded.all_runs()                     # the default folder, pointed at the synthetic one
+    assert [r["device"] for r in runs] == ["SYNTHETIC OLDER GPU", "SYNTHETIC TEST GPU"]
+    assert [r["_file"] for r in runs] == ["b-older.json", "a-newer.json"]
+    assert recorded.all_runs(directory=str(synthetic_folder)) == runs
+    run = recorded.latest()
+    assert run["device"] == "SYNTHETIC TEST GPU" and run["_file"] == "a-newer.json"
+    assert recorded.label(run) == "recorded on SYNTHETIC TEST GPU, 2026-03-04"
+    assert recorded.label(runs[0]) == "recorded on SYNTHETIC OLDER GPU, 2026-01-02"
+    # failed records are left out, other groups too, and an absent group gives []
+    assert [r["name"] for r in recorded.experiments(run, "stream")] == ["copy", "triad"]
+    assert [r["name"] for r in recorded.experiments(run, "fma")] == ["chains=1"]
+    assert recorded.experiments(run, "matmul") == []
+    assert ceilings.Ceilings.from_dict(run["ceilings"]).bandwidth == 1.0e12
+
+
+def test_recorded_reader_with_nothing_recorded(tmp_path, monkeypatch):
+    monkeypatch.setattr(recorded, "folder", lambda: str(tmp_path / "missing"))
+    assert recorded.all_runs() == [] and recorded.latest() is None
+    assert recorded.latest(directory=str(tmp_path)) is None        # exists, but empty
     with pytest.raises(TypeError):
         recorded.label({"device": "x"})
+    with pytest.raises(TypeError):
+        recorded.experiments(None, "stream")
+
+
+def test_recorded_folder_is_package_data_of_measure():
+    where = Path(recorded.folder())
+    assert where.parts[-2:] == ("data", "recorded")
+    assert where.parent.parent == Path(recorded.__file__).parent     # perfcourse/measure/data/recorded
 
 
 def test_committed_recorded_runs_are_real_reports():
-    for run in recorded.all_runs():
-        assert run.get("kind") == "perfcourse gpu-check" and "ceilings" in run and "cupy" in run
+    runs = recorded.all_runs()
+    if not runs:
+        pytest.skip(f"no GPU run is recorded yet under {recorded.folder()}")
+    for run in runs:
+        where = run["_file"]
+        assert run.get("kind") == "perfcourse gpu-check", where
+        assert "SYNTHETIC" not in run["device"], where
+        assert datetime.datetime.fromisoformat(run["date"]).tzinfo is not None, where
+        assert run.get("cupy"), where
+        c = ceilings.Ceilings.from_dict(run["ceilings"])
+        assert c.backend == "cupy" and c.copy_bandwidth > 1e10 and c.triad_bandwidth > 1e10, where
+        assert c.matmul_flops and all(v > 1e11 for v in c.matmul_flops.values()), where
+        for record in run.get("experiments", []):
+            assert record.get("group") and record.get("name"), where
+    assert recorded.latest()["_file"] == runs[-1]["_file"]

@@ -7,6 +7,7 @@ import pytest
 
 from perfcourse import kernels
 from perfcourse.measure.kernels import sizes
+from perfcourse.measure.kernels._base import TOLERANCE, to_numpy
 
 # small sizes for each kernel (odd where it matters, so no power-of-two luck)
 SIZES = {
@@ -24,11 +25,57 @@ def test_every_kernel_has_sizes_here():
     assert set(SIZES) == set(kernels.ALL)
 
 
+def _fresh_seed():
+    return int(np.random.SeedSequence().entropy % 2**32)
+
+
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_cpu_version_matches_reference(name, dtype):
     k = kernels.get(name)
-    err = k.check(*SIZES[name], dtype=dtype, xp=np)     # fresh seed each run; raises beyond tolerance
-    assert err >= 0
+    seed = _fresh_seed()                                # fresh input each run; the seed is in any failure
+    inputs = k.make_inputs(*SIZES[name], dtype=dtype, xp=np, seed=seed)
+    got = np.asarray(k.run(*inputs), dtype=np.float64)
+    want = np.asarray(k.expected(*inputs), dtype=np.float64)
+    assert got.shape == want.shape
+    # the normwise relative error, worked out here rather than by the helper under test
+    err = float(np.max(np.abs(got - want))) / float(np.max(np.abs(want)))
+    assert err <= TOLERANCE[dtype], f"{name} {dtype} seed={seed}: relative error {err:.3g} > {TOLERANCE[dtype]}"
+    # check() on the same seed sees the same input, so it must report the same error
+    assert k.check(*SIZES[name], dtype=dtype, xp=np, seed=seed) == pytest.approx(err, rel=1e-6, abs=1e-300)
+
+
+def test_tolerances_tighten_with_precision():
+    assert TOLERANCE["float64"] < TOLERANCE["float32"] < TOLERANCE["float16"] < TOLERANCE["bfloat16"] < 0.1
+
+
+def _off_by(factor, tol, impl):
+    """``impl`` with one element of its result moved by ``factor`` x ``tol`` x its largest value."""
+    def wrong(*inputs, **options):
+        r = np.array(to_numpy(impl(*inputs, **options)), dtype=np.float64)   # a float64 copy
+        flat = r.reshape(-1)
+        flat[flat.size // 2] += factor * tol * float(np.max(np.abs(r)))
+        return r
+    return wrong
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_a_perturbed_result_is_caught(name, dtype):
+    k = kernels.get(name)
+    broken = dataclasses.replace(k, cpu=_off_by(10, TOLERANCE[dtype], k.cpu))
+    with pytest.raises(AssertionError, match=f"{name}.*{dtype}.*relative error"):
+        broken.check(*SIZES[name], dtype=dtype, xp=np)
+
+
+def test_check_draws_the_line_at_the_tolerance():
+    k = kernels.copy                                    # exact on its own: the only error is the one added
+    tol = TOLERANCE["float32"]
+    inside = dataclasses.replace(k, cpu=_off_by(0.5, tol, k.cpu))
+    assert inside.check(1001, xp=np) == pytest.approx(0.5 * tol, rel=1e-3)
+    outside = dataclasses.replace(k, cpu=_off_by(2.0, tol, k.cpu))
+    with pytest.raises(AssertionError, match="relative error"):
+        outside.check(1001, xp=np)
+    with pytest.raises(AssertionError):
+        inside.check(1001, xp=np, rtol=0.25 * tol)      # a tighter rtol is honoured
 
 
 @pytest.mark.parametrize("options", [{"blocks": 1}, {"blocks": 2}, {"blocks": 7}, {"blocks": None}])

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcourse import latency, laws, roofline
+from perfcourse import batches, latency, laws, roofline
 
 CPU = {"peak_flops": 160e9, "peak_bandwidth": 32e9}
 
@@ -113,15 +113,15 @@ def test_sweep_measures_each_batch():
         data = np.ones(b * 1000)
         return lambda: data.sum()
 
-    got = latency.sweep_batches(make_call, [1, 16], progress=False, repeat=5, warmup_s=0.0)
+    got = batches.sweep_batches(make_call, [1, 16], progress=False, repeat=5, warmup_s=0.0)
     assert made == [1, 16] and sorted(got) == [1, 16]
     assert all(t.n == 5 and t.p50 <= t.p99 for t in got.values())
     with pytest.raises(ValueError, match="at least one batch"):
-        latency.sweep_batches(make_call, [], progress=False)
+        batches.sweep_batches(make_call, [], progress=False)
     with pytest.raises(ValueError, match="max_duration_s"):
-        latency.sweep_batches(make_call, [1], progress=False, max_duration_s=0)
+        batches.sweep_batches(make_call, [1], progress=False, max_duration_s=0)
     with pytest.raises(TypeError, match="make_call"):
-        latency.sweep_batches(3, [1], progress=False)
+        batches.sweep_batches(3, [1], progress=False)
 
 
 def test_sweep_keeps_min_samples_when_calls_are_slow():
@@ -131,21 +131,6 @@ def test_sweep_keeps_min_samples_when_calls_are_slow():
         # a fixed sleep, not a timing comparison: each call lasts at least 20 ms
         return lambda: time.sleep(0.02)
 
-    got = latency.sweep_batches(make_call, [1], progress=False, repeat=50, max_duration_s=0.01, min_samples=4,
+    got = batches.sweep_batches(make_call, [1], progress=False, repeat=50, max_duration_s=0.01, min_samples=4,
                                 warmup_s=0.0)
     assert got[1].n >= 4
-
-
-def test_plots_draw_one_point_per_batch():
-    import matplotlib.pyplot as plt
-
-    from perfcourse.measure.timing import Timing
-
-    timings = {b: Timing.from_samples([b * 1e-4, b * 1.1e-4, b * 1.3e-4]) for b in (1, 4, 16)}
-    fig, (a1, a2) = plt.subplots(1, 2)
-    latency.plot_latency_by_batch(timings, a1, slo=1e-3, model=("model", [1, 16], [1e-4, 1.6e-3]))
-    assert len(a1.lines[0].get_xdata()) == 3 and "[ms]" in a1.get_ylabel()
-    latency.plot_latency_throughput(timings, a2)
-    x, y = a2.lines[0].get_data()
-    assert np.allclose(y, [b / timings[b].p50 for b in (1, 4, 16)])
-    plt.close(fig)

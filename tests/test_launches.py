@@ -1,5 +1,4 @@
 import pytest
-from matplotlib.figure import Figure
 
 from perfcourse import launches
 
@@ -23,11 +22,3 @@ def test_tiny_kernels_wait_for_the_host():
 def test_arguments_are_checked(args, error):
     with pytest.raises(error):
         launches.async_timeline(*args)
-
-
-def test_draw_returns_the_summary():
-    ax = Figure().subplots()
-    text = launches.draw_timeline(ax, launches.async_timeline(3, 5e-6, 1e-3), unit="ms")
-    assert "15 µs" in text and "3 ms" in text, text
-    with pytest.raises(ValueError, match="unit"):
-        launches.draw_timeline(ax, launches.async_timeline(3, 5e-6, 1e-3), unit="min")

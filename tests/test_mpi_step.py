@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 
-from perfcourse import localranks, mpi_step, mpirun
+from perfcourse import localranks, mpi_step, mpiresults, mpirun
 
 
 def _mpiexec_or_skip():
@@ -32,17 +32,17 @@ def test_two_ranks_reduce_the_gradient_of_the_global_batch():
     result = mpirun.launch(2, d=32, global_batch=16, local_batch=8, accumulate=2, repeat=3, warmup=1, sweep=True,
                            timeout_s=90)
     assert result["n_ranks"] == 2 and result["backend"] in ("numpy", "cupy")
-    runs = mpirun.runs_by_label(result)
+    runs = mpiresults.runs_by_label(result)
     assert set(runs) == {"strong", "weak", "weak, accumulate 2"}
     assert [runs[k]["global_batch"] for k in ("strong", "weak", "weak, accumulate 2")] == [16, 16, 32]
     assert runs["strong"]["local_batch"] == 8
     for run in runs.values():
         assert run["grad_rel_error"] < 1e-5              # all-reduced gradient == one device's gradient
         assert all(len(v) == 3 for v in run["phases"].values())
-    phases = mpirun.phase_timings(result, "strong")
+    phases = mpiresults.phase_timings(result, "strong")
     assert set(phases) == {"compute", "wait", "comm", "step"}
     assert phases["step"].min >= phases["comm"].min > 0
-    nbytes, seconds = mpirun.sweep_points(result)
+    nbytes, seconds = mpiresults.sweep_points(result)
     assert nbytes.tolist() == [4.0 * s for s in mpi_step.SWEEP_SIZES] and np.all(seconds > 0)
 
 
@@ -51,8 +51,8 @@ def test_one_rank_sends_nothing_and_has_no_sweep():
     result = mpirun.launch(1, d=16, global_batch=8, repeat=2, warmup=0, sweep=True, timeout_s=60)
     assert result["allreduce"] == []
     with pytest.raises(ValueError, match="no all-reduce sweep"):
-        mpirun.sweep_points(result)
-    table = mpirun.step_table([result], "strong")
+        mpiresults.sweep_points(result)
+    table = mpiresults.step_table([result], "strong")
     assert table.efficiency.tolist() == [1.0]
 
 
@@ -83,7 +83,7 @@ def test_step_table_from_recorded_results():
         third = [step / 3] * 4
         return {"n_ranks": n, "backend": "numpy", "device": "cpu",
                 "runs": [{"label": "strong", "phases": {"compute_s": third, "wait_s": third, "comm_s": third}}]}
-    table = mpirun.step_table([result(2, 0.006), result(1, 0.010)], "strong")
+    table = mpiresults.step_table([result(2, 0.006), result(1, 0.010)], "strong")
     assert table.n.tolist() == [1, 2]
     assert table.efficiency[1] == pytest.approx(0.010 / (2 * 0.006))
 
@@ -92,12 +92,12 @@ def test_local_processes_reduce_the_gradient_without_mpi():
     result = mpirun.launch(2, d=32, global_batch=16, local_batch=8, accumulate=2, repeat=3, warmup=1, sweep=True,
                            timeout_s=90, via="local")
     assert result["n_ranks"] == 2 and result["mpi"] == localranks.TRANSPORT
-    runs = mpirun.runs_by_label(result)
+    runs = mpiresults.runs_by_label(result)
     assert [runs[k]["global_batch"] for k in ("strong", "weak", "weak, accumulate 2")] == [16, 16, 32]
     for run in runs.values():
         assert run["grad_rel_error"] < 1e-5              # the shared-memory sum is the whole batch's gradient
-    assert mpirun.phase_timings(result, "strong")["comm"].min > 0
-    nbytes, seconds = mpirun.sweep_points(result)
+    assert mpiresults.phase_timings(result, "strong")["comm"].min > 0
+    nbytes, seconds = mpiresults.sweep_points(result)
     assert nbytes.tolist() == [4.0 * s for s in mpi_step.SWEEP_SIZES] and np.all(seconds > 0)
     with pytest.raises(ValueError, match="launcher_args need MPI"):
         mpirun.launch(2, global_batch=16, via="local", launcher_args=["-f", "hosts"])
@@ -173,14 +173,14 @@ def test_one_rank_baseline_pools_runs_of_equal_work():
                           "phases": {"compute_s": [t] * 4, "wait_s": [0.0] * 4, "comm_s": [0.0] * 4}}
                          for label, b, a, t in runs]}
     one = result(1, [("strong", 8, 1, 0.010), ("weak", 8, 1, 0.006), ("weak, accumulate 4", 8, 4, 0.040)])
-    base = mpirun.one_rank_baseline(one)
+    base = mpiresults.one_rank_baseline(one)
     assert base["step"].n == 8 and base["step"].samples.max() == pytest.approx(0.010)   # accumulate left out
     two = result(2, [("strong", 4, 1, 0.006), ("weak", 8, 1, 0.009)])
-    strong = mpirun.step_table([one, two], "strong", baseline_s=0.008)
-    weak = mpirun.step_table([one, two], "weak", baseline_s=0.008)
+    strong = mpiresults.step_table([one, two], "strong", baseline_s=0.008)
+    weak = mpiresults.step_table([one, two], "weak", baseline_s=0.008)
     assert strong.seconds[0] == weak.seconds[0] == 0.008
     assert weak.efficiency[1] == pytest.approx(0.008 / 0.009)
     with pytest.raises(ValueError, match="one-rank launch"):
-        mpirun.one_rank_baseline(two)
+        mpiresults.one_rank_baseline(two)
     with pytest.raises(ValueError, match="no one-rank launch"):
-        mpirun.step_table([two], "strong", baseline_s=0.008)
+        mpiresults.step_table([two], "strong", baseline_s=0.008)

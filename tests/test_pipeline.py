@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from perfcourse import casestudy, pipeline, profiler
+from perfcourse import casestudy, fusion, pipeline, profiler
 from perfcourse.measure.timing import Timing
 
 ALL_SETTINGS = [pipeline.Settings(*c) for c in itertools.product(*pipeline.Settings.CHOICES.values())]
@@ -53,11 +53,21 @@ def test_settings_change_one_thing_at_a_time():
 
 def test_counts():
     lengths = [2, 8]
-    assert casestudy.padded_rows(lengths) == 16
-    assert casestudy.flops(lengths, 4) == 10 * (2 * 16 + 32)
-    assert casestudy.unfused_bytes(lengths, 4) > casestudy.min_bytes(lengths, 4)
+    assert fusion.padded_rows(lengths) == 16
+    assert fusion.flops(lengths, 4) == 10 * (2 * 16 + 32)
+    assert fusion.unfused_bytes(lengths, 4) > fusion.min_bytes(lengths, 4)
     with pytest.raises(ValueError, match="lengths"):
-        casestudy.flops([0, 3], 4)
+        fusion.flops([0, 3], 4)
+
+
+def test_unfused_bytes_count_every_byte_at_the_itemsize_asked_for():
+    lengths, d = [16] * 128, 64
+    rows = sum(lengths)
+    # 14 passes over the rows, plus the unavoidable bytes (rows, W, bias, outputs), all at 8 bytes
+    want = (fusion.PASSES * rows * d + rows * d + d * d + d + len(lengths) * d) * 8
+    assert want == 15_827_456
+    assert fusion.unfused_bytes(lengths, d, itemsize=8) == want
+    assert fusion.min_bytes(lengths, d, itemsize=8) == 2 * fusion.min_bytes(lengths, d)
 
 
 def _profile(spans, wall=0.010):
@@ -105,13 +115,13 @@ def test_change_log_keeps_only_correct_faster_versions():
 
 def test_what_if_follows_amdahl():
     parts = {"kernel": 0.006, "copy": 0.003, "other": 0.001}
-    w = casestudy.what_if(parts, "kernel", 3)
+    w = fusion.what_if(parts, "kernel", 3)
     assert sum(w.after.values()) == pytest.approx(0.010 / w.speedup)
     assert w.limit == pytest.approx(1 / 0.4) and w.speedup < w.limit
-    assert casestudy.what_if(parts, "other", 1e9).speedup == pytest.approx(1 / 0.9, rel=1e-6)
+    assert fusion.what_if(parts, "other", 1e9).speedup == pytest.approx(1 / 0.9, rel=1e-6)
     assert "at most 2.50x" in str(w) and "Largest item: 'kernel' (60%)" in str(w)
-    assert "no limit" in str(casestudy.what_if({"kernel": 1.0}, "kernel", 2))
+    assert "no limit" in str(fusion.what_if({"kernel": 1.0}, "kernel", 2))
     with pytest.raises(ValueError, match="item"):
-        casestudy.what_if(parts, "sync", 2)
+        fusion.what_if(parts, "sync", 2)
     with pytest.raises(ValueError, match="factor"):
-        casestudy.what_if(parts, "kernel", 0.5)
+        fusion.what_if(parts, "kernel", 0.5)

@@ -36,14 +36,24 @@ def test_roofline_reference_is_the_larger_of_the_two_times():
         p = practice.problem("roofline", seed)
         bound = "memory-bound" if "memory-bound" in p.explanation else "compute-bound"
         assert bound in p.explanation
-        scale = 1e3 if p.unit == "ms" else 1e6
-        assert p.unit in ("ms", "us")
+        scale = {"s": 1.0, "ms": 1e3, "µs": 1e6, "ns": 1e9}[p.unit]
         # the explanation names both times; the reference must equal the larger one
         t_compute, t_memory = (float(part.split(" = ")[-1].split()[0]) for part in
                                p.explanation.split(";")[:2])
         assert p.reference == pytest.approx(max(t_compute, t_memory), rel=1e-3)
         assert p.reference / scale > 0
     assert roofline.bound(2, 12, 60e12, 4.8e12) == "memory"
+
+
+def test_roofline_drills_use_the_float32_peak_of_a_datasheet_device():
+    from perfcourse import hardware
+
+    for seed in range(30):
+        p = practice.problem("roofline", seed)
+        assert "float32" in p.prompt
+        name = p.prompt.split("On an NVIDIA ")[1].split(" with peaks")[0]
+        sheet = hardware.datasheet(name)
+        assert f"{sheet.fp32 / 1e12:g} TFLOP/s" in p.prompt, p.prompt
 
 
 def test_tolerance_accepts_rounding_but_not_a_different_answer():

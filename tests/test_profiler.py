@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from perfcourse import profiler
+from perfcourse import profiler, viz
 
 
 def _work(prof, pause):
@@ -43,11 +43,12 @@ def test_profile_keeps_the_median_run():
     pauses = iter([0.0, 0.08, 0.02])
 
     def nap(prof):
-        with prof.span("nap", "kernel"):
-            time.sleep(next(pauses))
+        pause = next(pauses)
+        with prof.span(f"nap {pause}", "kernel"):   # the span's name says which run it was
+            time.sleep(pause)
 
     p = profiler.profile(nap, repeat=3)
-    assert 0.02 <= p.spans["nap"].host_s < 0.08
+    assert list(p.spans) == ["nap 0.02"] and p.spans["nap 0.02"].host_s >= 0.02
 
 
 def test_bad_spans_are_refused():
@@ -69,8 +70,38 @@ def test_exceptions_still_close_the_span():
     assert prof.result(1.0).spans["boom"].count == 1
 
 
-def test_null_profiler_records_nothing():
-    assert _work(profiler.NULL, 0.0) == sum(range(1000))
+@pytest.fixture
+def opened_spans(monkeypatch):
+    """Every span any profiler opens while the test runs, as (name, kind), in order."""
+    opened = []
+
+    class Watched(profiler._Span):
+        __slots__ = ()
+
+        def __enter__(self):
+            opened.append((self.name, self.kind))
+            return super().__enter__()
+
+    monkeypatch.setattr(profiler, "_Span", Watched)
+    return opened
+
+
+def test_null_profiler_records_nothing(opened_spans):
+    expected = [("prepare", "cpu"), ("sleep", "kernel"), ("sleep", "kernel"), ("sleep", "kernel"), ("wait", "sync")]
+    real = profiler.Profiler()
+    assert _work(real, 0.0) == sum(range(1000))
+    assert opened_spans == expected                        # the real one times every block...
+    assert [r[:2] for r in real._records] == expected
+    counts = {name: s.count for name, s in real.result(1.0).spans.items()}
+    assert counts == {"prepare": 1, "sleep": 3, "wait": 1}
+
+    opened_spans.clear()
+    state_before = dict(vars(profiler.NULL))
+    assert _work(profiler.NULL, 0.0) == sum(range(1000))  # ...the null one runs the same code
+    assert opened_spans == []                              # but opens no timed span
+    assert vars(profiler.NULL) == state_before == {}       # and keeps nothing anywhere
+    assert not hasattr(profiler.NULL, "_records") and not hasattr(profiler.NULL, "result")
+    assert profiler.NULL.span("a", "cpu") is profiler.NULL.span("b", "kernel")   # one shared no-op context
 
 
 def test_table_and_plot():
@@ -80,11 +111,11 @@ def test_table_and_plot():
     p = profiler.profile(_work, 0.001, repeat=1)
     text = p.table()
     assert text.splitlines()[1].startswith("sleep") and "ms" in text
-    ax = profiler.plot_breakdowns({"a": p.breakdown(), "b": p.breakdown()}, title="t")
+    ax = viz.plot_breakdowns({"a": p.breakdown(), "b": p.breakdown()}, title="t")
     heights = [bar.get_height() for bar in ax.patches]
     assert len(heights) == 2 * 5 and np.isclose(sum(heights), 2 * p.wall_s * 1e3)
     with pytest.raises(ValueError, match="non-empty"):
-        profiler.plot_breakdowns({})
+        viz.plot_breakdowns({})
 
 
 def test_overhead_per_span_is_the_gap_per_span():

@@ -37,13 +37,6 @@ def test_roofline_bad_input():
         roofline.attainable_flops(1.0, 1e12, -5)
 
 
-def test_plot_roofline_labels_points():
-    ax = roofline.plot_roofline(100e12, 2e12, [("triad", 1 / 6, 0.3e12)], roofs=[("measured", 80e12, 1.6e12)])
-    texts = [t.get_text() for t in ax.texts]
-    assert any(t.startswith("triad (") and "% of roof" in t for t in texts)
-    assert len(ax.get_lines()) == 3
-    assert "FLOP/byte" in ax.get_xlabel()
-
 
 def test_mm1_and_md1_match_textbook():
     m = queueing.mm1(8, 10)

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcourse import laws, scaling, selftest
+from perfcourse import laws, scaling, selftest, verdicts
 
 
 def test_fit_recovers_amdahl_fraction_exactly():
@@ -98,47 +98,47 @@ def test_call_overhead_makes_many_calls_serial():
 
 def test_widget_lines_carry_the_law_values():
     for s, n in [(0.1, 8), (0.37, 3), (0.0, 64), (1.0, 2)]:
-        line = scaling.amdahl_line(s, n)
+        line = verdicts.amdahl_line(s, n)
         assert f"speedup = {laws.amdahl_speedup(s, n):.2f}x" in line
         assert line.startswith(f"s = {s:.2f}, N = {n}:")
-    assert "limit 1/s = inf" in scaling.amdahl_line(0, 4)
-    assert f"{laws.gustafson_speedup(0.3, 16):.2f}x" in scaling.compare_line(0.3, 16)
+    assert "limit 1/s = inf" in verdicts.amdahl_line(0, 4)
+    assert f"{laws.gustafson_speedup(0.3, 16):.2f}x" in verdicts.compare_line(0.3, 16)
     with pytest.raises(ValueError, match="serial_fraction must be"):
-        scaling.amdahl_line(1.5, 2)
+        verdicts.amdahl_line(1.5, 2)
 
 
 def test_speedup_outcome_covers_every_case_around_the_prediction():
-    assert scaling.speedup_outcome(1.55, 1.6) == "close"
-    assert scaling.speedup_outcome(0.46, 1.65) == "slower"
-    assert scaling.speedup_outcome(1.2, 1.65) == "short"
-    assert scaling.speedup_outcome(2.0, 1.6) == "above"
+    assert verdicts.speedup_outcome(1.55, 1.6) == "close"
+    assert verdicts.speedup_outcome(0.46, 1.65) == "slower"
+    assert verdicts.speedup_outcome(1.2, 1.65) == "short"
+    assert verdicts.speedup_outcome(2.0, 1.6) == "above"
     # a prediction below 1x that comes true is "close", not "slower"
-    assert scaling.speedup_outcome(0.7, 0.72) == "close"
+    assert verdicts.speedup_outcome(0.7, 0.72) == "close"
     # the tolerance is relative to the prediction
-    assert scaling.speedup_outcome(1.3, 1.6, tolerance=0.25) == "close"
-    assert scaling.speedup_outcome(1.3, 1.6, tolerance=0.1) == "short"
+    assert verdicts.speedup_outcome(1.3, 1.6, tolerance=0.25) == "close"
+    assert verdicts.speedup_outcome(1.3, 1.6, tolerance=0.1) == "short"
 
 
 def test_speedup_verdict_says_what_was_measured():
-    line = scaling.speedup_verdict(0.46, 1.65, 2)
+    line = verdicts.speedup_verdict(0.46, 1.65, 2)
     assert "measured 0.46x against a predicted 1.65x on 2 workers" in line
     assert "slower than one" in line
-    assert "close to the model" in scaling.speedup_verdict(1.62, 1.65, 2)
-    assert "no faster than one" in scaling.speedup_verdict(0.97, 1.65, 2)
-    assert scaling.speedup_verdict(1.3, 1.65, 2).endswith(": faster than one worker, well short of the model")
-    assert scaling.speedup_verdict(1.02, 1.65, 2).endswith(": barely faster than one worker, well short of the model")
-    assert "better than the model" in scaling.speedup_verdict(2.0, 1.65, 2)
+    assert "close to the model" in verdicts.speedup_verdict(1.62, 1.65, 2)
+    assert "no faster than one" in verdicts.speedup_verdict(0.97, 1.65, 2)
+    assert verdicts.speedup_verdict(1.3, 1.65, 2).endswith(": faster than one worker, well short of the model")
+    assert verdicts.speedup_verdict(1.02, 1.65, 2).endswith(": barely faster than one worker, well short of the model")
+    assert "better than the model" in verdicts.speedup_verdict(2.0, 1.65, 2)
 
 
 def test_speedup_verdict_validates_inputs():
     with pytest.raises(ValueError, match="measured must be"):
-        scaling.speedup_outcome(0.0, 1.5)
+        verdicts.speedup_outcome(0.0, 1.5)
     with pytest.raises(TypeError, match="predicted must be a single speedup"):
-        scaling.speedup_outcome(1.0, [1.5, 1.6])
+        verdicts.speedup_outcome(1.0, [1.5, 1.6])
     with pytest.raises(ValueError, match="tolerance must be"):
-        scaling.speedup_outcome(1.0, 1.5, tolerance=1.0)
+        verdicts.speedup_outcome(1.0, 1.5, tolerance=1.0)
     with pytest.raises(ValueError, match="n must be"):
-        scaling.speedup_verdict(1.0, 1.5, 1)
+        verdicts.speedup_verdict(1.0, 1.5, 1)
 
 
 def test_lesson_questions_exist_and_reference_answers_are_right():

@@ -1,9 +1,13 @@
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from perfcourse import cli, laws, selftest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_bank_has_lecture_questions_with_computed_references():
@@ -39,8 +43,17 @@ def test_help_lists_commands(capsys):
     assert cli.main([]) == 0
     out = capsys.readouterr().out
     for name, (module, _) in cli.COMMANDS.items():
-        assert cli._exists(module), f"command {name} has no module {module}"
+        assert module.startswith("perfcourse.cli."), f"command {name} lives outside perfcourse.cli: {module}"
+        assert importlib.util.find_spec(module), f"command {name} has no module {module}"
         assert name in out
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_command_has_help(name, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([name, "--help"])
+    assert stop.value.code == 0
+    assert f"perfcourse {name}" in capsys.readouterr().out
 
 
 def test_doctor_runs_as_a_command():
@@ -48,13 +61,36 @@ def test_doctor_runs_as_a_command():
                          timeout=120)
     assert res.returncode == 0, res.stderr
     assert "backend:" in res.stdout and "numpy:" in res.stdout and "cpu:" in res.stdout
+    assert f"lessons: checkout at {ROOT}" in res.stdout
 
 
-def test_lab_dry_run_points_at_first_lesson(capsys, monkeypatch, tmp_path):
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "00_start_here.ipynb").write_text("{}")
-    monkeypatch.chdir(tmp_path)
-    assert cli.main(["lab", "--dry-run", "--no-browser"]) == 0
+def test_lab_dry_run_opens_the_checkout_at_the_first_lesson(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)        # any folder: an editable install opens its checkout
+    assert cli.main(["lab", "--dry-run", "--no-browser", "--port", "8899"]) == 0
     out = capsys.readouterr().out
-    assert "00_start_here.ipynb" in out and "--no-browser" in out
-    assert str(tmp_path / "notebooks") in out
+    assert f"--ServerApp.root_dir={ROOT} " in out
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in out
+    assert "--no-browser" in out and "--port=8899" in out
+    assert not list(tmp_path.iterdir()), "a dry run wrote files"
+
+
+def test_lab_dry_run_with_dir_plans_a_copy(capsys, tmp_path):
+    work = tmp_path / "mine"
+    assert cli.main(["lab", "--dry-run", "--no-browser", "--dir", str(work)]) == 0
+    out = capsys.readouterr().out
+    n = len(list((ROOT / "notebooks").glob("*.ipynb"))) + len(list((ROOT / "exercises").glob("*.ipynb")))
+    assert f"would copy {n} and update 0 notebooks into {work}" in out
+    assert f"--ServerApp.root_dir={work} " in out and not work.exists()
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["present", "42", "--dry-run"], 2, "perfcourse present: no lesson 42"),
+    (["glossary", "zzzz"], 1, "perfcourse glossary: No glossary term matches 'zzzz'"),
+    (["site", "--notebooks", "/nonexistent-folder", "--out", "x"], 2, "perfcourse site: nbdir must be a folder"),
+    (["make-exercises", "--solutions", "/nonexistent-folder"], 2, "perfcourse make-exercises: solutions must be"),
+])
+def test_expected_failures_are_one_line(argv, code, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == code
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err

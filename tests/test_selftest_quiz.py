@@ -107,7 +107,7 @@ def test_whole_bank_quiz_by_default():
 
 
 def test_selftest_exposes_the_quiz_widget():
-    w = selftest.quiz_widget(["l10-ridge"])
+    w = quiz.quiz_widget(["l10-ridge"])
     assert "ridge point" in w.children[0].value
     with pytest.raises(TypeError, match="qids"):
-        selftest.quiz_widget("l10-ridge")
+        quiz.quiz_widget("l10-ridge")

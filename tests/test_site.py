@@ -1,16 +1,24 @@
 """The static site and the presenter, without a browser."""
 
+import html
+from pathlib import Path
+
 import nbformat
 import pytest
 
 from perfcourse import cli
 from perfcourse.cli import present, site
+from perfcourse.teach.lessons import LESSONS
+
+FIRST_TWO = LESSONS[:2]
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _lesson(folder, name, heading, extra_cells=()):
+def _lesson(folder, lesson, extra_cells=()):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(f"# {heading}\n\nSee [the next one](01_next.ipynb)."), *extra_cells]
-    nbformat.write(nb, folder / name)
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {lesson.heading}\n\nSee [the next one]({LESSONS[1].notebook})."),
+                *extra_cells]
+    nbformat.write(nb, folder / lesson.notebook)
     return nb
 
 
@@ -40,39 +48,60 @@ def test_static_widgets_show_controls_and_stored_outputs():
 def test_render_writes_index_pages_and_rewrites_links(tmp_path):
     src = tmp_path / "nb"
     src.mkdir()
-    _lesson(src, "00_first.ipynb", "00 · First")
-    _lesson(src, "01_next.ipynb", "01 · Next")
+    for lesson in FIRST_TWO:
+        _lesson(src, lesson)
     (src / "notes.ipynb").write_text("{}")  # not a lesson: left out
-    written = site.render(src, tmp_path / "out")
-    assert [p.name for p in written] == ["index.html", "00_first.html", "01_next.html"]
+    written = site.render(src, tmp_path / "out", lessons=FIRST_TWO)
+    assert [p.name for p in written] == ["index.html"] + [f"{x.stem}.html" for x in FIRST_TWO]
     first = written[1].read_text()
-    assert 'href="01_next.html"' in first and ".ipynb" not in first.split("<body", 1)[1].split("<script", 1)[0]
-    assert "All lessons" in first and "01 · Next &rarr;" in first
+    assert f'href="{LESSONS[1].stem}.html"' in first
+    assert ".ipynb" not in first.split("<body", 1)[1].split("<script", 1)[0]
+    assert "All lessons" in first and f"{html.escape(LESSONS[1].heading)} &rarr;" in first
     index = written[0].read_text()
-    assert index.index("00 · First") < index.index("01 · Next")
+    assert index.index(html.escape(LESSONS[0].heading)) < index.index(html.escape(LESSONS[1].heading))
 
 
 def test_bad_folders_are_reported(tmp_path):
     with pytest.raises(ValueError, match="not a folder"):
-        site.lessons(tmp_path / "missing")
-    with pytest.raises(ValueError, match="no lesson notebooks"):
-        site.lessons(tmp_path)
+        site.lesson_paths(tmp_path / "missing")
+    _lesson(tmp_path, LESSONS[0])
+    with pytest.raises(ValueError, match=f"lacks lesson notebooks {LESSONS[1].notebook}, "):
+        site.lesson_paths(tmp_path)
+    assert site.lesson_paths(tmp_path, LESSONS[:1]) == [tmp_path / LESSONS[0].notebook]
 
 
 def test_present_finds_lessons_and_builds_voila_command(tmp_path, capsys):
-    _lesson(tmp_path, "03_amdahl.ipynb", "03 · Amdahl")
+    _lesson(tmp_path, LESSONS[3])
     path = present.find_lesson(3, tmp_path)
     assert path.name == "03_amdahl.ipynb"
     cmd = present.voila_command(path, port=8899, no_browser=True)
     assert "voila" in cmd and "--port=8899" in cmd and "--strip_sources=True" in cmd
-    with pytest.raises(ValueError, match="no lesson 07"):
+    with pytest.raises(ValueError, match="lesson 07 has no notebook 07_scaling_efficiency.ipynb"):
         present.find_lesson(7, tmp_path)
-    with pytest.raises(ValueError, match="lesson number"):
-        present.find_lesson(-1, tmp_path)
+    with pytest.raises(ValueError, match="no lesson 11"):
+        present.find_lesson(11, tmp_path)
+    with pytest.raises(TypeError, match="lesson number"):
+        present.find_lesson("3", tmp_path)
 
 
-def test_site_command(tmp_path, capsys):
-    _lesson(tmp_path, "00_first.ipynb", "00 · First")
-    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
-    assert "wrote 1 lesson page and" in capsys.readouterr().out
-    assert (tmp_path / "out" / "index.html").is_file()
+def test_present_reads_the_course_or_dir(tmp_path, capsys):
+    assert cli.main(["present", "5", "--dry-run", "--no-browser", "--port", "8899"]) == 0
+    out = capsys.readouterr().out
+    assert str(ROOT / "notebooks" / "05_roofline.ipynb") in out and "--port=8899" in out
+    (tmp_path / "notebooks").mkdir()
+    _lesson(tmp_path / "notebooks", LESSONS[5])
+    assert cli.main(["present", "5", "--dry-run", "--dir", str(tmp_path)]) == 0
+    assert str(tmp_path / "notebooks" / "05_roofline.ipynb") in capsys.readouterr().out
+    assert cli.main(["present", "4", "--dry-run", "--dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("perfcourse present: lesson 04 has no notebook")
+
+
+def test_site_command(tmp_path, capsys, monkeypatch):
+    for lesson in LESSONS:
+        _lesson(tmp_path, lesson)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", "out"]) == 0
+    assert f"wrote {len(LESSONS)} lesson pages and an index to {tmp_path / 'out' / 'index.html'}" in \
+        capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        ["index.html"] + [f"{x.stem}.html" for x in LESSONS])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcourse import backend, timing
+from perfcourse import backend, timing, units
 from perfcourse.measure.timing import Timing, measure
 
 
@@ -108,13 +108,19 @@ def test_short_calls_are_batched_and_counted():
     t = measure(tiny, repeat=10, warmup_s=0.01)
     assert t.batch > 1 and t.n == 10
     assert len(calls) == t.warmup_calls + t.batch * t.n
-    assert t.p50 < timing.SHORT_CALL_S
     assert f"of {t.batch} calls" in str(t)
+    # a sample is reported per call: close to timeit's time per call, not that of a whole batch
+    # (a batch holds at least BATCH_SAMPLE_S / SHORT_CALL_S = 10 calls)
+    per_call = min(timeit.repeat(tiny, number=t.batch, repeat=5)) / t.batch
+    assert 0.2 < t.p50 / per_call < 5, (t.p50, per_call, t.batch)
 
 
 def test_long_calls_are_not_batched():
-    t = measure(time.sleep, 2e-3, repeat=5, warmup_s=0.0)
-    assert t.batch == 1 and 1.9e-3 < t.p50 < 50e-3
+    short = measure(time.sleep, 2e-3, repeat=5, warmup_s=0.0)
+    long = measure(time.sleep, 20e-3, repeat=5, warmup_s=0.0)
+    assert short.batch == 1 and long.batch == 1
+    assert short.min > 1.9e-3 and long.min > 19e-3     # sleeping never returns early, whatever the load
+    assert 4 < long.p50 / short.p50 < 15               # one call per sample: 10x the sleep, 10x the time
 
 
 def test_arguments_and_kwargs_reach_fn():
@@ -124,11 +130,17 @@ def test_arguments_and_kwargs_reach_fn():
 
 
 def test_hard_cap_stops_early_and_keeps_minimum():
+    cap = 0.3
     begin = time.perf_counter()
-    t = measure(time.sleep, 0.02, repeat=1000, warmup_s=0.0, max_duration_s=0.3)
+    t = measure(time.sleep, 0.02, repeat=1000, warmup_s=0.0, max_duration_s=cap, min_samples=5)
     elapsed = time.perf_counter() - begin
-    assert t.stopped_early and t.repeat == 1000 and 5 <= t.n < 20
-    assert elapsed < 0.3 + 0.2 and t.total_s <= elapsed
+    assert t.stopped_early and t.repeat == 1000 and t.n < t.repeat and t.total_s <= elapsed
+    # fewer than min_samples only if the cap itself was reached first
+    assert t.n >= 5 or t.total_s >= cap
+    # it stops at the cap, in units of this run's own samples: not a sample before it (it skips
+    # only a sample that would cross it), and at most about one sample past it
+    longest = float(t.samples.max())
+    assert cap - longest < t.total_s < cap + 2 * longest, (t.total_s, longest)
     assert "cut to" in str(t)
     slow = measure(time.sleep, 0.1, repeat=10, warmup_s=0.0, max_duration_s=0.25)
     assert slow.stopped_early and 1 <= slow.n <= 2
@@ -159,23 +171,25 @@ def test_cold_mode_flushes_twice_the_cache():
     small = backend.Backend("numpy", np, False, "test CPU", "test", cache_bytes=2**20)
     assert timing.flush_bytes(small) == 2 * 2**20
     unknown = backend.Backend("numpy", np, False, "test CPU", "test", cache_bytes=None)
-    assert timing.flush_bytes(unknown) == 2 * 64 * 2**20
+    assert timing.flush_bytes(unknown) == 2 * backend.FALLBACK_CACHE_BYTES
     t = measure(np.copy, np.ones(1000), repeat=4, warmup_s=0, l2="cold", backend=small)
     assert t.l2 == "cold" and t.batch == 1 and "cold L2" in str(t) and t.device == "test CPU"
 
 
 def test_time_without_sync_is_a_plain_host_time():
-    s = timing.time_without_sync(time.sleep, 2e-3)
-    assert 1.9e-3 < s < 0.1
+    short = min(timing.time_without_sync(time.sleep, 2e-3) for _ in range(3))
+    long = min(timing.time_without_sync(time.sleep, 20e-3) for _ in range(3))
+    assert short > 1.9e-3 and long > 19e-3            # sleeping never returns early, whatever the load
+    assert 4 < long / short < 15                       # the time of one call: 10x the sleep, 10x the time
     with pytest.raises(TypeError, match="warmup"):
         timing.time_without_sync(time.sleep, 0, warmup=1)
 
 
 def test_format_seconds_units():
-    assert timing.format_seconds(1.5e-3) == "1.5 ms"
-    assert timing.format_seconds(0) == "0 ns"
+    assert units.format_seconds(1.5e-3) == "1.5 ms"
+    assert units.format_seconds(0) == "0 ns"
     with pytest.raises(TypeError, match="seconds"):
-        timing.format_seconds("1 ms")
+        units.format_seconds("1 ms")
 
 
 @pytest.mark.gpu

@@ -1,25 +1,40 @@
-"""The ``perfcourse`` command: one sub-command per module, imported only when used."""
+"""The ``perfcourse`` command: one sub-command per module of this package, imported only when used.
+
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``. An expected
+failure raises :class:`CommandError`, which ``main`` prints as one line,
+``perfcourse <command>: <reason>``, on stderr before exiting non-zero (2 for a usage error,
+1 for any other failure); it never shows a traceback for one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
 
+__all__ = ["COMMANDS", "CommandError", "build_parser", "main"]
+
 # name -> (module that defines add_arguments(parser) and run(args) -> int, one-line help)
 COMMANDS = {
-    "doctor": ("perfcourse.doctor", "print Python, package versions, backend and CPU; exit 0"),
-    "lab": ("perfcourse.lab", "open the course in JupyterLab at notebooks/00_start_here.ipynb"),
-    "bench": ("perfcourse.measure.bench", "measure this machine's ceilings against its datasheet"),
-    "gpu-check": ("perfcourse.measure.gpucheck", "run the GPU tests, ceilings and harness checks; write a JSON report"),
-    "make-exercises": ("perfcourse.grading.make", "write exercises/ from solutions/ (or --check it is current)"),
-    "grade": ("perfcourse.grading.grade", "grade submitted exercise notebooks and print a score table"),
-    "glossary": ("perfcourse.teach.glossary", "look up a term in English or Chinese"),
-    "site": ("perfcourse.site", "render every lesson to a static HTML site"),
-    "present": ("perfcourse.present", "show one lesson's widgets with Voila, code hidden"),
+    "doctor": ("perfcourse.cli.doctor", "print Python, package versions, backend, CPU and where the lessons are"),
+    "lab": ("perfcourse.cli.lab", "open the course in JupyterLab at notebooks/00_start_here.ipynb"),
+    "bench": ("perfcourse.cli.bench", "measure this machine's ceilings against its datasheet"),
+    "gpu-check": ("perfcourse.cli.gpu_check", "run the GPU tests, ceilings and harness checks; write a JSON report"),
+    "make-exercises": ("perfcourse.cli.make_exercises", "write exercises/ from solutions/ (or --check it is current)"),
+    "grade": ("perfcourse.cli.grade", "grade submitted exercise notebooks and print a score table"),
+    "glossary": ("perfcourse.cli.glossary", "look up a term in English or Chinese"),
+    "site": ("perfcourse.cli.site", "render every lesson to a static HTML site"),
+    "present": ("perfcourse.cli.present", "show one lesson's widgets with Voila, code hidden"),
 }
+
+
+class CommandError(Exception):
+    """An expected failure of a command: ``main`` prints the message as one line and exits with ``code``."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
 
 
 def build_parser(command=None):
@@ -30,21 +45,11 @@ def build_parser(command=None):
     parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, helptext) in COMMANDS.items():
-        if not _exists(module):
-            continue
         p = sub.add_parser(name, help=helptext, description=helptext)
         p.set_defaults(_module=module)
         if name == command:
             importlib.import_module(module).add_arguments(p)
     return parser
-
-
-def _exists(module):
-    """True when a command's module is part of this version of the package."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 def _version():
@@ -54,6 +59,7 @@ def _version():
 
 
 def main(argv=None):
+    """Run ``perfcourse`` with ``argv`` (default: the command line); the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(command if command in COMMANDS else None)
@@ -63,6 +69,12 @@ def main(argv=None):
         return 0
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
+    except CommandError as err:
+        print(f"perfcourse {args.command}: {err}", file=sys.stderr)
+        return err.code
+    except KeyboardInterrupt:
+        print(f"perfcourse {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -1,36 +1,28 @@
-"""``perfcourse lab``: open the course in JupyterLab at the first lesson."""
+"""``perfcourse lab``: open the course in JupyterLab at the first lesson.
+
+In a checkout of the course (an editable install) JupyterLab opens the checkout itself. An
+installed package copies its lessons and exercises into a working folder first
+(``./perfcourse-course``, or ``--dir``) and opens that; a later run updates the notebooks the
+learner has not changed and keeps, and names, the ones they have (see :mod:`.course`).
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-FIRST = "00_start_here.ipynb"
+from ..teach.lessons import FIRST
+from . import CommandError, course
+from .serving import add_server_arguments, headless, installed, serve
+
+START = f"notebooks/{FIRST.notebook}"
 
 
-def notebooks_dir(start=None):
-    """The course's ``notebooks/`` folder: under the current folder, or beside the package."""
-    here = Path(start or os.getcwd()).resolve()
-    for root in (here, *here.parents, Path(__file__).resolve().parent.parent):
-        if (root / "notebooks" / FIRST).is_file():
-            return root / "notebooks"
-    raise FileNotFoundError(f"cannot find notebooks/{FIRST}: run perfcourse lab inside the course's folder "
-                            "(the one with README.md and notebooks/)")
-
-
-def headless():
-    """True when no screen is attached (then the URL is printed for the learner to open)."""
-    if sys.platform.startswith("linux"):
-        return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return False
-
-
-def lab_command(nbdir, *, port=None, no_browser=False):
-    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={nbdir}",
-           f"--LabApp.default_url=/lab/tree/{FIRST}"]
+def lab_command(root, *, port=None, no_browser=False):
+    """The JupyterLab command: rooted at the course folder ``root``, opening the first lesson."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
+           f"--LabApp.default_url=/lab/tree/{START}"]
     if no_browser:
         cmd.append("--no-browser")
     if port:
@@ -40,29 +32,54 @@ def lab_command(nbdir, *, port=None, no_browser=False):
     return cmd
 
 
+def course_folders(work_dir=None):
+    """``(root to open, folder to copy the course from or None)`` for ``perfcourse lab [--dir DIR]``.
+
+    Without ``--dir`` a checkout opens as it is; otherwise the course is copied into the working
+    folder (``--dir``, or :func:`course.default_work_dir`) unless that folder is the source itself.
+    """
+    try:
+        source = course.source_root()
+    except FileNotFoundError as err:
+        raise CommandError(str(err)) from None
+    if work_dir is None and course.checkout_root() is not None:
+        return source, None
+    work = Path(work_dir).expanduser().resolve() if work_dir is not None else course.default_work_dir()
+    return (source, None) if work == source else (work, source)
+
+
 def add_arguments(parser):
-    parser.add_argument("--port", type=int, default=None, help="port to serve on (default: Jupyter's)")
-    parser.add_argument("--no-browser", action="store_true", help="do not try to open a browser")
-    parser.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
+    add_server_arguments(parser, dir_help=f"working folder for the course (default: the checkout in an editable "
+                         f"install, else ./{course.WORK_DIR}); the notebooks are copied into it, never over one "
+                         "you changed")
+
+
+def _copy(source, root, dry_run):
+    try:
+        if dry_run:
+            p = course.plan(source, root)
+            print(f"dry run: would copy {len(p.copy)} and update {len(p.update)} notebooks into {root}, keeping "
+                  f"{len(p.keep)} you changed")
+            return
+        p = course.sync(source, root)
+    except (OSError, ValueError) as err:
+        raise CommandError(f"cannot copy the course into {root}: {err}") from None
+    for line in p.summary() or [f"the course in {root} is up to date"]:
+        print(line)
 
 
 def run(args):
-    nbdir = notebooks_dir()
+    root, source = course_folders(args.dir)
     no_browser = args.no_browser or headless()
-    cmd = lab_command(nbdir, port=args.port, no_browser=no_browser)
+    cmd = lab_command(root, port=args.port, no_browser=no_browser)
+    if not args.dry_run and not installed("jupyterlab"):
+        raise CommandError("JupyterLab is not installed; install it with  python -m pip install jupyterlab")
+    if source is not None:
+        _copy(source, root, args.dry_run)
     if args.dry_run:
         print(" ".join(cmd))
         return 0
     if no_browser:
-        print("No screen found: JupyterLab will print a URL with a token below. Open it in a browser "
-              f"(forward the port if this is a remote machine) and start with {FIRST}.", flush=True)
-    if shutil.which("jupyter") is None and not _has_jupyterlab():
-        print("JupyterLab is not installed: run  python -m pip install -e .", file=sys.stderr)
-        return 1
-    return subprocess.call(cmd, cwd=nbdir)
-
-
-def _has_jupyterlab():
-    import importlib.util
-
-    return importlib.util.find_spec("jupyterlab") is not None
+        print("No screen found: JupyterLab will print a URL with a token below. Open it in a browser (forward "
+              f"the port if this is a remote machine); the course opens at {START}.", flush=True)
+    return serve(cmd, cwd=root)

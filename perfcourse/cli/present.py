@@ -1,28 +1,29 @@
-"""``perfcourse present NN``: one lesson's widgets and outputs on a projector, code hidden (Voila)."""
+"""``perfcourse present NN``: one lesson's widgets and outputs on a projector, code hidden (Voila).
+
+The lesson is read where it is (the checkout, or the copy packaged with perfcourse), or from
+the course folder given with ``--dir``; nothing is copied.
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
 import sys
+from pathlib import Path
 
-from .._check import positive_int
+from ..teach import lessons
+from . import CommandError, course
+from .serving import add_server_arguments, headless, installed, serve
 
 
 def find_lesson(number, nbdir):
-    """The notebook of lesson ``number`` (0-99) in ``nbdir``."""
-    number = positive_int("lesson number", number, low=0)
-    from .site import lessons
-
-    for path in lessons(nbdir):
-        if path.name.startswith(f"{number:02d}_"):
-            return path
-    raise ValueError(f"no lesson {number:02d} in {str(nbdir)!r}; lessons are "
-                     + ", ".join(p.name[:2] for p in lessons(nbdir)))
+    """The notebook of lesson ``number`` in the folder of lesson notebooks ``nbdir``."""
+    found = Path(nbdir) / lessons.lesson(number).notebook
+    if not found.is_file():
+        raise ValueError(f"lesson {number:02d} has no notebook {found.name} in {str(nbdir)!r}")
+    return found
 
 
 def voila_command(path, *, port=None, no_browser=False):
+    """The Voila command that shows ``path`` with its code hidden."""
     cmd = [sys.executable, "-m", "voila", str(path), "--Voila.ip=127.0.0.1", "--strip_sources=True"]
     if port:
         cmd.append(f"--port={port}")
@@ -33,21 +34,21 @@ def voila_command(path, *, port=None, no_browser=False):
 
 def add_arguments(parser):
     parser.add_argument("lesson", type=int, help="lesson number, e.g. 3 for 03_amdahl")
-    parser.add_argument("--port", type=int, default=None, help="port to serve on")
-    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    parser.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
+    add_server_arguments(parser, dir_help="course folder to read the lesson from, the one holding notebooks/ "
+                         "(default: the course that came with perfcourse)")
 
 
 def run(args):
-    from .lab import headless, notebooks_dir
-
-    path = find_lesson(args.lesson, notebooks_dir())
+    try:
+        nbdir = Path(args.dir) / "notebooks" if args.dir else course.lessons_dir()
+        path = find_lesson(args.lesson, nbdir)
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        raise CommandError(str(err), code=2 if isinstance(err, (ValueError, TypeError)) else 1) from None
     cmd = voila_command(path, port=args.port, no_browser=args.no_browser or headless())
     if args.dry_run:
         print(" ".join(cmd))
         return 0
-    if importlib.util.find_spec("voila") is None:
-        print("Voila is not installed: python -m pip install -e '.[present]'", file=sys.stderr)
-        return 1
+    if not installed("voila"):
+        raise CommandError("Voila is not installed; install it with  python -m pip install voila")
     print(f"Presenting {path.name} with code hidden; stop with Ctrl-C.", flush=True)
-    return subprocess.call(cmd, cwd=path.parent, env=dict(os.environ))
+    return serve(cmd, cwd=path.parent)

@@ -1,9 +1,11 @@
 """``perfcourse site``: the lessons as a static HTML site, readable without Python.
 
-Each notebook in ``notebooks/`` is rendered with its stored outputs (and the widget state
-that execution stored in its metadata, so the widgets' first views show without a kernel),
-links between lessons point at the rendered pages, every page gets previous/next links,
-and ``index.html`` lists the lessons in order.
+Each lesson of :data:`perfcourse.teach.lessons.LESSONS` is rendered from its notebook with its
+stored outputs (and the widget state that execution stored in its metadata, so the widgets'
+first views show without a kernel); nothing is run unless ``--execute`` is given. Links
+between lessons point at the rendered pages, every page gets previous/next links, and
+``index.html`` lists the lessons in order. The notebooks are read where they are: the
+checkout, or the copy packaged with perfcourse.
 """
 
 from __future__ import annotations
@@ -12,31 +14,24 @@ import html
 import re
 from pathlib import Path
 
-LESSON = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+from ..teach.lessons import LESSONS
+from . import CommandError, course
+
 _NB_LINK = re.compile(r'href="(\d\d_[a-z0-9_]+)\.ipynb"')
 STYLE = ("<style>.pc-nav{font:15px system-ui,sans-serif;padding:8px 16px;background:#eef2f7;"
          "display:flex;gap:24px}.pc-nav a{text-decoration:none}</style>")
 
 
-def lessons(nbdir):
-    """The lesson notebooks in ``nbdir`` (``NN_slug.ipynb``), in lesson order."""
+def lesson_paths(nbdir, lessons=LESSONS):
+    """The notebook of each lesson in ``nbdir``, in lesson order; every one must be there."""
     nbdir = Path(nbdir)
     if not nbdir.is_dir():
         raise ValueError(f"nbdir must be a folder of lesson notebooks; {str(nbdir)!r} is not a folder")
-    found = sorted(p for p in nbdir.iterdir() if LESSON.match(p.name))
-    if not found:
-        raise ValueError(f"no lesson notebooks named NN_slug.ipynb in {str(nbdir)!r}")
-    return found
-
-
-def title(nb, fallback):
-    """The first Markdown heading of a notebook, without the leading #'s."""
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("#"):
-                    return line.lstrip("#").strip()
-    return fallback
+    paths = [nbdir / x.notebook for x in lessons]
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        raise ValueError(f"{str(nbdir)!r} lacks lesson notebook{'s' * (len(missing) != 1)} {', '.join(missing)}")
+    return paths
 
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -111,12 +106,12 @@ def _index(entries):
             f"</p><ol start='0'>\n{items}\n</ol></body></html>")
 
 
-def render(nbdir, out, *, execute=False, timeout=600):
-    """Render every lesson in ``nbdir`` to ``out``; return the paths written (index first)."""
+def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS):
+    """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    paths = lessons(nbdir)
+    paths = lesson_paths(nbdir, lessons)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     notebooks = [nbformat.read(p, as_version=4) for p in paths]
@@ -126,7 +121,7 @@ def render(nbdir, out, *, execute=False, timeout=600):
         for p, nb in zip(paths, notebooks, strict=True):
             NotebookClient(nb, timeout=timeout, kernel_name="python3",
                            resources={"metadata": {"path": str(p.parent)}}).execute()
-    entries = [(p.stem, title(nb, p.stem)) for p, nb in zip(paths, notebooks, strict=True)]
+    entries = [(x.stem, x.heading) for x in lessons]
     exporter = HTMLExporter(template_name="lab")
     written = [out / "index.html"]
     written[0].write_text(_index(entries), encoding="utf-8")
@@ -142,16 +137,20 @@ def render(nbdir, out, *, execute=False, timeout=600):
 
 def add_arguments(parser):
     parser.add_argument("--out", default="site", help="folder to write the HTML into (default: ./site)")
-    parser.add_argument("--notebooks", default=None, help="folder of lesson notebooks (default: the course's)")
+    parser.add_argument("--notebooks", default=None, metavar="DIR",
+                        help="folder of lesson notebooks (default: the course's, checkout or packaged)")
     parser.add_argument("--execute", action="store_true", help="run every notebook first instead of using "
                         "the outputs stored in it")
 
 
 def run(args):
-    from .lab import notebooks_dir
-
-    nbdir = Path(args.notebooks) if args.notebooks else notebooks_dir()
-    written = render(nbdir, args.out, execute=args.execute)
+    try:
+        nbdir = Path(args.notebooks) if args.notebooks else course.lessons_dir()
+        written = render(nbdir, args.out, execute=args.execute)
+    except ValueError as err:
+        raise CommandError(str(err), code=2) from None
+    except OSError as err:
+        raise CommandError(str(err)) from None
     n = len(written) - 1
     print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}")
     return 0

@@ -16,19 +16,17 @@ running the grader can. Grade untrusted work in a container or under a separate 
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
-import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, exercises
-from .report import gradebook, percent, score, skipped, table
+from .report import gradebook, score, skipped
 
-__all__ = ["find_notebooks", "exercise_of", "grade_notebook", "grade", "add_arguments", "run"]
+__all__ = ["find_notebooks", "exercise_of", "grade_notebook", "grade"]
 
 
 def find_notebooks(paths):
@@ -137,40 +135,3 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
                      memory_limit_mb=memory_mb, part_timeout_s=part_timeout_s)
     book["errors"] = errors
     return book
-
-
-def add_arguments(parser):
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="notebooks, or folders of them (searched recursively)")
-    parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON (a gradebook)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="seconds each notebook may run, all cells together (default 60)")
-    parser.add_argument("--memory", type=float, default=2048, metavar="MIB",
-                        help="memory each notebook may allocate, MiB (default 2048)")
-    parser.add_argument("--fail-under", type=float, default=None, metavar="PCT",
-                        help="exit 1 when the total score is below PCT percent")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks graded at once (default 1)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the random test inputs (default: fresh)")
-
-
-def run(args):
-    try:
-        book = grade(args.paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs)
-    except (ValueError, TypeError) as err:
-        print(f"perfcourse grade: {err}", file=sys.stderr)
-        return 2
-    print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook")
-    print(table(book["submissions"]))
-    if args.json:
-        Path(args.json).write_text(json.dumps(book, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {args.json}")
-    for error in book["errors"]:
-        print(error, file=sys.stderr)
-    if book["errors"] or not book["submissions"]:
-        print("perfcourse grade: " + ("grader failures above" if book["errors"] else "no notebooks found"),
-              file=sys.stderr)
-        return 2
-    if args.fail_under is not None and percent(book["points"], book["max_points"]) < args.fail_under:
-        print(f"perfcourse grade: total {book['percent']:.1f}% is below --fail-under {args.fail_under:g}%",
-              file=sys.stderr)
-        return 1
-    return 0

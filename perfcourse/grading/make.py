@@ -10,11 +10,9 @@ sorted), so ``--check`` can compare files byte for byte and list stale, missing 
 from __future__ import annotations
 
 import copy
-import sys
 from pathlib import Path
 
-__all__ = ["BEGIN", "END", "STUB", "strip_solutions", "make_exercise", "plan", "check", "write",
-           "add_arguments", "run"]
+__all__ = ["BEGIN", "END", "STUB", "strip_solutions", "make_exercise", "plan", "check", "write"]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -116,35 +114,3 @@ def write(wanted):
             path.write_text(text, encoding="utf-8")
             written += 1
     return written
-
-
-def add_arguments(parser):
-    parser.add_argument("--solutions", default="solutions", metavar="DIR",
-                        help="folder of solution notebooks NN_*.ipynb (default: solutions)")
-    parser.add_argument("--exercises", default="exercises", metavar="DIR",
-                        help="folder to write the exercise notebooks to (default: exercises)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 listing the notebooks that are stale, missing or extra")
-
-
-def run(args):
-    import nbformat
-
-    try:
-        wanted = plan(args.solutions, args.exercises)
-    except (ValueError, OSError, nbformat.ValidationError) as err:
-        print(f"perfcourse make-exercises: {err}", file=sys.stderr)
-        return 2
-    if args.check:
-        problems = check(wanted, args.exercises)
-        if problems:
-            print("\n".join(problems + ["run `perfcourse make-exercises` and delete the extra files"]),
-                  file=sys.stderr)
-            return 1
-        print(f"{args.exercises}: {len(wanted)} exercise notebooks, all current")
-        return 0
-    written = write(wanted)
-    print(f"{args.exercises}: wrote {written}, {len(wanted) - written} already current")
-    for line in check(wanted, args.exercises):
-        print(f"warning: {line}; delete it if it is no longer wanted", file=sys.stderr)
-    return 0

@@ -1,11 +1,11 @@
-"""Counting, predicting and logging the changes of the lesson-08 case study.
+"""Predicting and logging the changes of the lesson-08 case study.
 
 The method the lesson follows: fix the metric and the tolerance, decompose the wall time,
 take the largest item, bound it with the roofline, then change one thing at a time, each
 change predicted before it is made, measured after, checked for correctness, and written
-down, with the baseline kept. This module holds the counts of the pipeline in
-:mod:`perfcourse.pipeline` (FLOPs and bytes), the prediction of one change from the
-current profile, and the log of versions.
+down, with the baseline kept. This module holds the prediction of one change from the
+current profile and the log of versions; the counts of the pipeline (FLOPs, bytes) are in
+:mod:`perfcourse.models.fusion`.
 """
 
 from __future__ import annotations
@@ -14,133 +14,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..models import laws, roofline
-from .._check import choice, positive_int, real
-from .pipeline import TOLERANCE, Settings
+from .._check import real
 from ..measure.profiler import Profile
-from ..measure.timing import Timing, format_seconds
+from ..measure.timing import Timing
+from ..models import roofline
+from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, unfused_bytes
+from ..units import format_seconds
+from .pipeline import TOLERANCE, Settings
 
-__all__ = ["PASSES", "KERNELS_PER_PASS", "flops", "min_bytes", "unfused_bytes", "padded_rows", "WhatIf", "what_if",
-           "Prediction", "predict", "Entry", "ChangeLog"]
-
-PASSES = 14            # passes over the rows made by the unfused float32 chain (see unfused_bytes)
-KERNELS_PER_PASS = 8   # array operations applied to a block of rows: seven in the layer, one pooling
-
-
-def flops(lengths, d):
-    """FLOPs of the pipeline: ``R (2 d^2 + 8 d)`` for ``R`` rows in all (a tanh counted as one).
-
-    Examples
-    --------
-    >>> flops([16] * 128, 64)
-    17825792
-    """
-    rows = float(np.sum(real("lengths", lengths, low=1, integer=True)))
-    d = positive_int("d", d)
-    return int(rows * (2 * d * d + 8 * d))
-
-
-def min_bytes(lengths, d, itemsize=4):
-    """Bytes the pipeline cannot avoid moving: read every row and ``W`` once, write the outputs.
-
-    Examples
-    --------
-    >>> min_bytes([16] * 128, 64)
-    573696
-    """
-    lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
-    d, itemsize = positive_int("d", d), positive_int("itemsize", itemsize)
-    return int((lengths.sum() * d + d * d + d + lengths.size * d) * itemsize)
-
-
-def unfused_bytes(lengths, d, itemsize=4):
-    """Bytes moved when each of the eight kernels reads and writes whole arrays (``PASSES`` passes).
-
-    The passes over the rows: mean 1, center 2, variance 2, normalize 2, matmul 2, bias 2,
-    tanh 2, pooling 1: 14 (each pass reads or writes ``rows x d`` elements).
-
-    Examples
-    --------
-    >>> unfused_bytes([16] * 128, 64) // min_bytes([16] * 128, 64)
-    13
-    """
-    rows = float(np.sum(real("lengths", lengths, low=1, integer=True)))
-    return int(PASSES * rows * positive_int("d", d) * positive_int("itemsize", itemsize)) + min_bytes(lengths, d)
-
-
-def padded_rows(lengths):
-    """Rows the padded version computes: ``n * max(L)`` (the real rows are ``sum(L)``).
-
-    Examples
-    --------
-    >>> padded_rows([1, 1, 8])
-    24
-    """
-    lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
-    return int(lengths.size * lengths.max())
-
-
-@dataclass(frozen=True)
-class WhatIf:
-    """A wall-time breakdown before and after making one ``item`` ``factor`` times faster."""
-
-    item: str
-    factor: float
-    before: dict
-    after: dict
-
-    @property
-    def fraction(self):
-        """The item's share of the time before the change."""
-        return self.before[self.item] / sum(self.before.values())
-
-    @property
-    def speedup(self):
-        """End-to-end speedup, Amdahl's law with the rest of the time as the serial part."""
-        return laws.amdahl_speedup(1 - self.fraction, self.factor)
-
-    @property
-    def limit(self):
-        """The most any speedup of this item can give: ``1 / (1 - fraction)``."""
-        return laws.amdahl_limit(1 - self.fraction)
-
-    def __str__(self):
-        top = max(self.before, key=self.before.get)
-        limit = "no limit" if np.isinf(self.limit) else f"at most {self.limit:.2f}x"
-        return (f"'{self.item}' ({self.fraction:.0%} of the time) {self.factor:.3g}x faster: "
-                f"{format_seconds(sum(self.before.values()))} -> {format_seconds(sum(self.after.values()))} per batch, "
-                f"{self.speedup:.2f}x end to end; removing '{self.item}' entirely: {limit}. Largest item: '{top}' "
-                f"({self.before[top] / sum(self.before.values()):.0%})")
-
-
-def what_if(breakdown, item, factor):
-    """Make one item of a breakdown ``factor`` times faster; Amdahl's law gives the end-to-end effect.
-
-    Parameters
-    ----------
-    breakdown : dict
-        Seconds per item, e.g. :meth:`perfcourse.profiler.Profile.breakdown`.
-    item : str
-        A key of ``breakdown``.
-    factor : float, >= 1
-        How many times faster that item becomes.
-
-    Examples
-    --------
-    >>> w = what_if({"kernel": 0.006, "copy": 0.003, "other": 0.001}, "kernel", 3)
-    >>> round(w.speedup, 2), round(w.limit, 2)      # 1 / (0.4 + 0.6 / 3) and 1 / 0.4
-    (1.67, 2.5)
-    >>> print(str(w).split(";")[0])
-    'kernel' (60% of the time) 3x faster: 10 ms -> 6 ms per batch, 1.67x end to end
-    """
-    if not isinstance(breakdown, dict) or not breakdown:
-        raise ValueError(f"breakdown must be a non-empty dict item -> seconds; got {breakdown!r}")
-    before = {k: float(real(f"breakdown[{k!r}]", v, low=0)) for k, v in breakdown.items()}
-    if sum(before.values()) <= 0:
-        raise ValueError(f"breakdown must hold some time; got {breakdown!r}")
-    choice("item", item, tuple(before))
-    factor = float(real("factor", factor, low=1))
-    return WhatIf(item, factor, before, {**before, item: before[item] / factor})
+__all__ = ["Prediction", "predict", "Entry", "ChangeLog"]
 
 
 @dataclass(frozen=True)
@@ -192,7 +74,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
 
     Examples
     --------
-    >>> from perfcourse.profiler import SpanTotal
+    >>> from perfcourse.measure.profiler import SpanTotal
     >>> p = Profile(0.010, {"sync": SpanTotal("sync", "sync", 100, 0.002, None)})
     >>> print(predict(p, 0.009, Settings(), ("sync", "once"), [4] * 10, 8, peak_flops=1e11, bandwidth=1e10,
     ...               call_s=1e-6))
@@ -216,7 +98,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
                           f"drops {count - 1} of {count} syncs, which took {format_seconds(saved)} of the bare run")
     if name == "copies":
         host, count = _span_sum(profile, ["copy in", "copy out", "to float32", "stack"])
-        moved = lengths.sum() * d * (8 + 4 + 2 * 4) + lengths.size * d * 2 * 4
+        moved = copy_bytes(lengths, d)
         new = 3 * call_s + moved / bandwidth
         return Prediction(max(bare_s - scale * host + new, new),
                           f"{count} conversions and copies ({format_seconds(scale * host)}) become "

@@ -1,4 +1,4 @@
-"""Launching :mod:`perfcourse.mpi_step` under ``mpiexec`` from Python, and reading its results.
+"""Launching :mod:`perfcourse.labs.mpi_step` under ``mpiexec`` from Python.
 
 ``launch(n, ...)`` runs ``mpiexec -n n python -m perfcourse.mpi_step ...`` in a subprocess
 with a timeout and returns rank 0's JSON as a dict. The launcher is looked up next to the
@@ -11,9 +11,7 @@ collectives go through the launching process (:mod:`perfcourse.localranks`): the
 timed the same way, but not MPI, and every result says which transport it used. Set the
 environment variable ``PERFCOURSE_TRANSPORT`` to ``mpi`` or ``local`` to force one.
 
-The summaries turn a run into the figures the lesson reports: per-phase
-:class:`~perfcourse.timing.Timing` objects, speedup and efficiency tables, and the all-reduce
-sweep as (bytes, seconds) arrays for :func:`perfcourse.allreduce.fit_alpha_beta`.
+:mod:`perfcourse.labs.mpiresults` turns the result into the figures the lesson reports.
 """
 
 from __future__ import annotations
@@ -31,15 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-from . import localranks, mpi_step
-from ..models import scaling
 from .._check import choice, positive_int, real
-from ..measure.timing import Timing, format_seconds
+from . import localranks, mpi_step
 
-__all__ = ["MpiNotFound", "find_mpiexec", "mpi_flavour", "transport", "launch", "phase_timings", "one_rank_baseline",
-           "sweep_points", "step_table", "runs_by_label", "scaling_claim"]
+__all__ = ["MpiNotFound", "find_mpiexec", "mpi_flavour", "transport", "launch"]
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 
@@ -217,102 +210,3 @@ def _run(cmds, env, timeout_s):
         if proc.returncode != 0:
             raise RuntimeError(f"{os.path.basename(cmd[0])} exited with status {proc.returncode}; its output ends "
                                "with:\n" + "\n".join(output.splitlines()[-15:]))
-
-
-def runs_by_label(result):
-    """The runs of one launch keyed by label (``"strong"``, ``"weak"``, ``"weak, accumulate 4"``)."""
-    return {run["label"]: run for run in result["runs"]}
-
-
-def phase_timings(result, label):
-    """Timings (seconds per step) of compute, wait, comm and the whole step for one labelled run.
-
-    Each sample is one step; per phase it is the slowest rank's time, and the step is their sum.
-    """
-    run = runs_by_label(result)[label]
-    phases = {k.removesuffix("_s"): np.asarray(v) for k, v in run["phases"].items()}
-    phases["step"] = sum(phases.values())
-    return {k: Timing.from_samples(v, name=f"{label} {k}, {result['n_ranks']} ranks", backend=result["backend"],
-                                   device=result["device"]) for k, v in phases.items()}
-
-
-def sweep_points(result):
-    """The all-reduce sweep of one launch as arrays ``(nbytes, median seconds)``."""
-    if not result["allreduce"]:
-        raise ValueError(f"this launch has no all-reduce sweep (n_ranks = {result['n_ranks']}; "
-                         f"launch with sweep=True and at least 2 ranks)")
-    nbytes = np.array([p["nbytes"] for p in result["allreduce"]], dtype=float)
-    return nbytes, np.array([np.median(p["seconds"]) for p in result["allreduce"]])
-
-
-def one_rank_baseline(result):
-    """Phase timings of a one-rank launch, pooled over its runs that do the same work per step.
-
-    On one rank the strong run (the whole global batch) and the weak run (one local batch)
-    compute the same rows when the two batches are equal; timed separately they still differ
-    (the first run meets colder caches, a busy machine slows one and not the other). Pooling
-    their steps gives strong and weak scaling one baseline. Runs with other work per step
-    (gradient accumulation) are left out.
-    """
-    if result["n_ranks"] != 1:
-        raise ValueError(f"result must be a one-rank launch; got n_ranks = {result['n_ranks']}")
-    runs = runs_by_label(result)
-    if not runs:
-        raise ValueError("this launch holds no runs")
-    rows = {label: run["local_batch"] * run["accumulate"] for label, run in runs.items()}
-    same = [label for label in runs if rows[label] == rows[next(iter(runs))]]
-    parts = [phase_timings(result, label) for label in same]
-    return {phase: Timing.from_samples(np.concatenate([p[phase].samples for p in parts]),
-                                       name=f"{phase}, 1 rank, {' + '.join(same)} pooled",
-                                       backend=result["backend"], device=result["device"]) for phase in parts[0]}
-
-
-def step_table(results, label, baseline_s=None):
-    """Strong- or weak-scaling table (median step time) over launches with different rank counts.
-
-    ``baseline_s``, when given, replaces the one-rank time (e.g. the p50 of
-    :func:`one_rank_baseline`, so that strong and weak tables share one baseline).
-    """
-    kind = "strong" if label == "strong" else "weak"
-    pairs = sorted((r["n_ranks"], phase_timings(r, label)["step"].p50) for r in results
-                   if label in runs_by_label(r))
-    if not pairs:
-        raise ValueError(f"no launch holds a run labelled {label!r}")
-    n, t = (list(v) for v in zip(*pairs, strict=True))
-    if baseline_s is not None:
-        if n[0] != 1:
-            raise ValueError(f"baseline_s replaces the one-rank time, but no one-rank launch holds {label!r}")
-        t[0] = real("baseline_s", baseline_s, low=0, low_open=True)
-    return (scaling.strong_scaling if kind == "strong" else scaling.weak_scaling)(n, t)
-
-
-def scaling_claim(result, label, baseline, baseline_s=None):
-    """The lines a scaling claim must carry, for the run ``label`` of ``result`` against ``baseline``.
-
-    ``baseline`` is the one-rank launch holding the same label; ``baseline_s`` optionally
-    replaces its step time (as in :func:`step_table`). Efficiency is computed the way the
-    label's scaling defines it (strong: ``t1 / (n tn)``; weak: ``t1 / tn``).
-    """
-    run, base = runs_by_label(result)[label], runs_by_label(baseline)[label]
-    t, t1 = phase_timings(result, label), phase_timings(baseline, label)["step"].p50
-    if baseline_s is not None:
-        t1 = real("baseline_s", baseline_s, low=0, low_open=True)
-    n = result["n_ranks"]
-    eff = t1 / (n * t["step"].p50) if label == "strong" else t1 / t["step"].p50
-    fmt = format_seconds
-    if label == "strong":
-        recipe = "unchanged: same global batch, data, loss and float32 arithmetic as the 1-rank run"
-    else:
-        recipe = (f"global batch {run['global_batch']} against {base['global_batch']} on 1 rank: a different "
-                  f"optimisation problem unless the recipe (learning rate, steps) is retuned and time to quality shown")
-    return "\n".join([
-        f"workload        : dense layer forward + backward, d = {run['d']}, {result['dtype']}",
-        f"ranks, device   : {n} x {result['backend']} on {result['device']} ({result['mpi']})",
-        f"batch           : local {run['local_batch']} x {run['accumulate']} micro-batch(es) per all-reduce, global "
-        f"{run['global_batch']} (1-rank run: global {base['global_batch']})",
-        f"communication   : all-reduce of {run['grad_bytes'] / 2**20:.3g} MiB per step, no overlap, p50 "
-        f"{fmt(t['comm'].p50)}; waiting for the slowest rank p50 {fmt(t['wait'].p50)}",
-        f"step time       : p50 {fmt(t['step'].p50)}, p95 {fmt(t['step'].p95)} over {t['step'].n} steps "
-        f"(1 rank: p50 {fmt(t1)})",
-        f"numeric recipe  : {recipe}",
-        f"efficiency      : {eff:.1%} ({label} scaling)"])

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ..measure import backend as _backend
 from .._check import positive_int
+from ..measure import backend as _backend
 from ..measure.kernels._base import array_module, relative_error
 from ..measure.kernels.gridstride import TILE, B, grid_stride
 

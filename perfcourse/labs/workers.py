@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import os
 
-from ..measure import backend as _backend
-from ..models import scaling
-from ..measure import timing
 from .._check import choice, positive_int
+from ..measure import backend as _backend
+from ..measure import timing
 from ..measure.kernels import grid_stride
 from ..measure.kernels._cuda import THREADS
 from ..measure.kernels.gridstride import A as grid_stride_a
 from ..measure.kernels.gridstride import B as grid_stride_b
+from ..models import scaling
 
 __all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads"]
 
@@ -34,7 +34,7 @@ def worker_counts(backend=None, *, most=None):
     """Powers of two from 1 up to ``most`` (default: 2x the CPU cores, or 8 blocks per GPU SM)."""
     if most is None:
         b = backend or _backend.get()
-        most = 8 * _sms(b) if b.on_gpu else 2 * (os.cpu_count() or 1)
+        most = 8 * b.sms if b.on_gpu else 2 * (os.cpu_count() or 1)
     most = positive_int("most", most)
     return [2**k for k in range(most.bit_length()) if 2**k <= most]
 
@@ -44,12 +44,7 @@ def concurrency(backend=None):
     b = backend or _backend.get()
     if not b.on_gpu:
         return os.cpu_count() or 1
-    per_sm = b.xp.cuda.Device().attributes.get("MaxThreadsPerMultiProcessor", 2048) // THREADS
-    return _sms(b) * max(1, per_sm)
-
-
-def _sms(b):
-    return int(b.xp.cuda.Device().attributes["MultiProcessorCount"])
+    return b.sms * max(1, b.threads_per_sm // THREADS)
 
 
 def sizes(kind, n, workers):

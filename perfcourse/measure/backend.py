@@ -34,6 +34,9 @@ ENV_VAR = "PERFCOURSE_BACKEND"
 CHOICES = ("numpy", "cupy")
 
 _CACHED: Backend | None = None
+# assumed last-level cache when the device does not report one: the L3 of a typical desktop CPU,
+# larger than any GPU's L2 before Hopper's 50 MiB, so a sweep sized from it still leaves the cache
+FALLBACK_CACHE_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,10 @@ class Backend:
     cache_bytes : int or None
         The last-level cache in bytes (the GPU's L2, or the CPU's largest cache); None if unknown.
     info : dict
-        Further facts (SM count, compute capability, versions, core count).
+        Further facts, as text for display (SM count, compute capability, versions, core count).
+    sms, threads_per_sm : int or None
+        The GPU's multiprocessor count and resident threads per multiprocessor, read from the
+        device (None on the CPU).
     """
 
     name: str
@@ -65,6 +71,13 @@ class Backend:
     reason: str
     cache_bytes: int | None = None
     info: dict = field(default_factory=dict)
+    sms: int | None = None
+    threads_per_sm: int | None = None
+
+    @property
+    def last_level_cache(self):
+        """``cache_bytes``, or ``FALLBACK_CACHE_BYTES`` when the device did not report it."""
+        return int(self.cache_bytes or FALLBACK_CACHE_BYTES)
 
     def synchronize(self):
         """Wait until all queued device work has finished (nothing to wait for on the CPU)."""
@@ -184,7 +197,8 @@ def _cupy_backend(cupy, reason):
     props = cupy.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
     l2 = int(dev.attributes.get("L2CacheSize", 0)) or None
-    info = {"sms": f"{dev.attributes.get('MultiProcessorCount', '?')} SMs",
+    sms = int(dev.attributes["MultiProcessorCount"])
+    info = {"sms": f"{sms} SMs",
             "compute_capability": dev.compute_capability,
             "cupy": cupy.__version__,
             "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
@@ -192,7 +206,8 @@ def _cupy_backend(cupy, reason):
             "memory_bytes": int(props.get("totalGlobalMem", 0))}
     if l2:
         info["cache"] = f"{l2 / 2**20:g} MiB L2"
-    return Backend("cupy", cupy, True, name, reason, l2, info)
+    return Backend("cupy", cupy, True, name, reason, l2, info, sms=sms,
+                   threads_per_sm=int(dev.attributes["MaxThreadsPerMultiProcessor"]))
 
 
 def cpu_model():

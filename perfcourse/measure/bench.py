@@ -8,36 +8,11 @@ Examples
 
 from __future__ import annotations
 
-import json
-import math
+from ..units import si
 
-from . import backend as _backend
-from . import hardware
+__all__ = ["rows", "report"]
 
-__all__ = ["si", "rows", "report", "add_arguments", "run"]
-
-_PREFIXES = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 _DATASHEET_KEY = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
-
-
-def si(value, unit):
-    """A value with an SI prefix and three significant digits; seconds go down to ns.
-
-    Examples
-    --------
-    >>> si(None, "B/s"), si(2.5e-3, "s"), si(32e9, "B/s")
-    ('-', '2.5 ms', '32 GB/s')
-    """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if unit == "s":
-        from .timing import format_seconds
-
-        return format_seconds(value)
-    for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
 
 
 def rows(ceilings, sheet=None):
@@ -78,24 +53,3 @@ def report(ceilings, sheet=None):
         lines.append(f"datasheet: {sheet.name}; source: {sheet.source}")
     lines += [f"note: {n}" for n in ceilings.notes]
     return "\n".join(lines)
-
-
-def add_arguments(parser):
-    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a few seconds)")
-    parser.add_argument("--json", metavar="FILE", help="also write the measured figures to FILE as JSON")
-
-
-def run(args):
-    b = _backend.get()
-    print(f"perfcourse bench: {b.describe()}")
-    sheet = hardware.device_datasheet(b)
-    if not b.on_gpu:
-        print("Measured figures only.")
-    ceilings = hardware.measure_ceilings(quick=bool(args.quick), backend=b, progress=False)
-    print(report(ceilings, sheet))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"ceilings": ceilings.to_dict(), "datasheet": sheet.__dict__ if sheet else None}, f,
-                      indent=1, default=list)
-        print(f"wrote {args.json}")
-    return 0

@@ -85,8 +85,7 @@ def _settings(quick, on_gpu):
 
 
 def _stream(b, quick, settings, record):
-    factor = 16 if b.on_gpu else 4
-    n = sizes.sweep_elements(3, "float32", cache_factor=0.5 if quick else factor, backend=b)
+    n = sizes.stream_elements(b, quick=quick)
     n, (x, y, z, q) = sizes.fit(lambda m: kernels.triad.make_inputs(m, dtype="float32", xp=b.xp, seed=1), n,
                                 minimum=2**16, what="STREAM arrays")
     t_copy = timing.measure(kernels.copy.run, x, z, name="copy", backend=b, **settings)

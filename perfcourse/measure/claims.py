@@ -24,7 +24,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .._check import positive_int, real
-from .timing import Timing, format_seconds
+from ..units import format_seconds
+from .timing import Timing
 
 __all__ = ["Claim", "Comparison", "Card", "compare", "predict_vs_measure", "state_speedup", "MATCH_FIELDS"]
 

@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+from .._check import positive_int
 from . import backend as _backend
 from . import kernels, timing
 from .kernels import sizes
@@ -29,12 +30,15 @@ def _pow2(lo, hi):
     return [2**e for e in range(lo, hi + 1)]
 
 
-def plan(on_gpu=True, quick=False, stream_n=2**24, sms=132):
+def plan(on_gpu=True, quick=False, stream_n=2**24, sms=None, threads_per_sm=None):
     """The configurations to measure: a list of ``(group, name, kernel, sizes, dtype, options)``.
 
     GPU sizes are chosen to be large enough to reach the ceilings; CPU and ``quick`` sizes
-    are small enough to run in seconds.
+    are small enough to run in seconds. On a GPU, ``sms`` and ``threads_per_sm`` are the
+    device's own (``Backend.sms``, ``Backend.threads_per_sm``): the occupancy runs fill it.
     """
+    if on_gpu:
+        sms, threads_per_sm = positive_int("sms", sms), positive_int("threads_per_sm", threads_per_sm)
     big = on_gpu and not quick
     n_vec = stream_n
     mm = [1024, 2048, 4096, 8192] if big else [128, 256]
@@ -67,7 +71,7 @@ def plan(on_gpu=True, quick=False, stream_n=2**24, sms=132):
     few = sms * 128 if on_gpu else 2**10
     steps += [("fma", f"chains={c} low occupancy", "fma_chains", (few, fmas), "float32",
                {"chains": c, "threads_per_block": 128}) for c in (1, 2, 4, 8)]
-    many = sms * 2048 * 4 if on_gpu else 2**12
+    many = sms * threads_per_sm * 4 if on_gpu else 2**12
     steps += [("fma", f"chains={c} block={t}", "fma_chains", (many, fmas // 16 if big else fmas), "float32",
                {"chains": c, "threads_per_block": t}) for c in (1, 8) for t in (32, 64, 128, 256, 1024)]
     n_str = 2**26 if big else 2**16
@@ -92,11 +96,6 @@ def measure_one(group, name, kernel, size, dtype, options, *, backend=None, repe
             "flop_rate": flops / t.p50 if t.p50 > 0 else None, "byte_rate": nbytes / t.p50 if t.p50 > 0 else None}
 
 
-def _sms(b):
-    text = str(b.info.get("sms", ""))
-    return int(text.split()[0]) if text[:1].isdigit() else 132
-
-
 def run(groups=None, *, quick=False, backend=None, progress=True, log=None):
     """Measure every configuration of the plan in ``groups`` (default: all); return the records.
 
@@ -110,10 +109,8 @@ def run(groups=None, *, quick=False, backend=None, progress=True, log=None):
     for g in groups:
         if g not in GROUPS:
             raise ValueError(f"groups must be taken from {GROUPS}; got {g!r}")
-    stream_n = sizes.sweep_elements(3, "float32", cache_factor=16 if b.on_gpu else 1, backend=b)
-    if quick:
-        stream_n = min(stream_n, 2**20)
-    todo = [p for p in plan(b.on_gpu, quick, stream_n, _sms(b)) if p[0] in groups]
+    stream_n = sizes.stream_elements(b, quick=quick)
+    todo = [p for p in plan(b.on_gpu, quick, stream_n, b.sms, b.threads_per_sm) if p[0] in groups]
     records = []
     for group, name, kernel, size, dtype, options in tqdm(todo, desc="experiments", disable=not progress):
         try:

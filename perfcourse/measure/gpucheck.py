@@ -10,7 +10,6 @@ under ``perfcourse/data/recorded/`` as it is. Without a usable GPU it stops at o
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import os
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from .. import __version__
 
-__all__ = ["add_arguments", "run", "main", "check", "HARNESS_MIN_S", "HARNESS_TOLERANCE"]
+__all__ = ["check", "HARNESS_MIN_S", "HARNESS_TOLERANCE"]
 
 HARNESS_MIN_S = 50e-6       # the harness must agree with cupyx for kernels at least this long
 HARNESS_TOLERANCE = 0.05    # relative difference allowed between the two medians
@@ -41,24 +40,6 @@ class _Log:
         print(line, flush=True)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line + "\n")
-
-
-def add_arguments(parser):
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON report and the log")
-    parser.add_argument("--skip-tests", action="store_true", help="do not run pytest -m gpu")
-    parser.add_argument("--skip-experiments", action="store_true", help="do not measure the lesson experiments")
-    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not a record)")
-
-
-def run(args):
-    return check(args.out, tests=not args.skip_tests, experiments=not args.skip_experiments, quick=args.quick)
-
-
-def main(argv=None):
-    """Entry point usable without the ``perfcourse`` command (e.g. ``python -m perfcourse.gpucheck``)."""
-    parser = argparse.ArgumentParser(prog="perfcourse gpu-check", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
 
 
 def _gpu_backend():
@@ -90,8 +71,10 @@ def _versions(b):
 
 
 def _gpu_test_files():
-    tests = Path(__file__).resolve().parent.parent / "tests"
-    if not tests.is_dir():
+    """The repository's ``tests/`` folder and its GPU test files; none in an install without a checkout."""
+    root = Path(__file__).resolve().parents[2]   # the checkout holding the package, in an editable install
+    tests = root / "tests"
+    if not (root / "notebooks" / "00_start_here.ipynb").is_file() or not tests.is_dir():
         return tests, []
     return tests, sorted(str(p) for p in tests.glob("test_*.py") if "mark.gpu" in p.read_text(encoding="utf-8"))
 
@@ -99,7 +82,8 @@ def _gpu_test_files():
 def _run_gpu_tests(out, log):
     tests, files = _gpu_test_files()
     if not files:
-        log(f"GPU tests: none found under {tests.name}/ (installed without the tests?): not run")
+        log("GPU tests: skipped; they live in the tests/ folder of the course's repository, and this "
+            "perfcourse is not installed from a checkout of it")
         return {"ran": False}
     xml = out / "gpu-tests.xml"
     cmd = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
@@ -201,8 +185,8 @@ def check(out, *, tests=True, experiments=True, quick=False):
     """Run the whole GPU check; write ``gpu-check-<device>-<date>.json`` and ``gpu-check.log`` to ``out``."""
     b, why = _gpu_backend()
     if b is None:
-        print(f"perfcourse gpu-check needs a usable NVIDIA GPU with CuPy; none here: {why}", file=sys.stderr)
-        return 2
+        print(f"perfcourse gpu-check: needs a usable NVIDIA GPU with CuPy; none here: {why}", file=sys.stderr)
+        return 1
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     log, begin = _Log(out / "gpu-check.log"), time.perf_counter()
@@ -234,7 +218,3 @@ def check(out, *, tests=True, experiments=True, quick=False):
     log(f"wrote {path.name} after {report['duration_s']:.0f} s")
     failed = report["gpu_tests"].get("failed", 0) or report["gpu_tests"].get("exit_code", 0) not in (0, 5)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

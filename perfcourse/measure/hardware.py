@@ -1,12 +1,10 @@
 """What the datasheet promises and what this machine delivers.
 
-``datasheet(name)`` looks a GPU up in a table of vendor figures (memory bandwidth, dense
-fp32/fp16/bf16 rates, SM count, L2 size), each row naming its source; the name may be the
-one the driver reports (``"NVIDIA H200"``, ``"NVIDIA A100-SXM4-80GB"``). ``measure_ceilings()``
-measures what is actually reachable here: STREAM copy and triad bandwidth, matmul rate per
-dtype, and the cost of one launch (GPU) or one small call (CPU). Peak figures assume a
-particular dtype, instruction, clock and a large, well-aligned problem; measured ceilings
-are what predictions should use.
+The datasheet table lives in :mod:`perfcourse.models.datasheets` (re-exported here:
+``datasheet``, ``names``, ``table``, ``Datasheet``); this module adds the device the course
+runs on (:func:`device_datasheet`) and, on first use, ``measure_ceilings()`` and ``Ceilings``
+from :mod:`perfcourse.measure.ceilings`: STREAM copy and triad bandwidth, matmul rate per
+dtype, and the cost of one launch (GPU) or one small call (CPU), measured here.
 
 Examples
 --------
@@ -21,115 +19,14 @@ True
 
 from __future__ import annotations
 
-import functools
-import json
-import re
-from dataclasses import dataclass
-from importlib import resources
+from ..models.datasheets import Datasheet, datasheet, names, table
+from . import backend as _backend
 
-from .ceilings import Ceilings, measure_ceilings
-
-__all__ = ["Datasheet", "table", "datasheet", "device_datasheet", "names", "measure_ceilings", "Ceilings"]
-
-_RATE_KEYS = {"fp32": "fp32", "float32": "fp32", "fp16": "fp16", "float16": "fp16", "bf16": "bf16",
-              "bfloat16": "bf16"}
-
-
-@dataclass(frozen=True)
-class Datasheet:
-    """One GPU's vendor figures, in SI units (bytes/s, FLOP/s, bytes).
-
-    ``fp16``/``bf16`` are dense Tensor Core rates with FP32 accumulation; ``bf16`` is None
-    where the hardware has no bfloat16. ``source`` names the documents the row comes from.
-    """
-
-    name: str
-    memory_bandwidth: float
-    fp32: float
-    fp16: float
-    bf16: float | None
-    sms: int
-    l2_bytes: int
-    memory_bytes: float
-    source: str
-    match: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-
-    def peak_flops(self, dtype="fp32"):
-        """Datasheet FLOP/s for ``dtype`` (fp32/float32, fp16/float16, bf16/bfloat16); None if absent."""
-        if dtype not in _RATE_KEYS:
-            raise ValueError(f"dtype must be one of {', '.join(_RATE_KEYS)}; got {dtype!r}")
-        return getattr(self, _RATE_KEYS[dtype])
-
-    def ridge_point(self, dtype="fp32"):
-        """Intensity (FLOP/byte) where this datasheet's compute roof meets its memory roof."""
-        peak = self.peak_flops(dtype)
-        return None if peak is None else peak / self.memory_bandwidth
-
-    def matches(self, device_name):
-        """True when every ``match`` token and no ``exclude`` token is in the device name."""
-        tokens = set(_tokens(device_name))
-        return all(t in tokens for t in self.match) and not tokens & set(self.exclude)
-
-
-def _tokens(name):
-    return re.findall(r"[a-z0-9]+", name.lower())
-
-
-@functools.cache
-def table():
-    """All datasheet rows, from ``perfcourse/data/datasheets.json``."""
-    text = resources.files("perfcourse").joinpath("data", "datasheets.json").read_text(encoding="utf-8")
-    rows = []
-    for row in json.loads(text)["devices"]:
-        row = dict(row, match=tuple(row["match"]), exclude=tuple(row["exclude"]))
-        rows.append(Datasheet(**row))
-    return tuple(rows)
-
-
-def names():
-    """Names of the GPUs in the table.
-
-    Examples
-    --------
-    >>> "H100 PCIe" in names() and "RTX 3090" in names()
-    True
-    """
-    return [d.name for d in table()]
-
-
-def datasheet(name, *, quiet=False):
-    """The :class:`Datasheet` for a GPU name, or None (with a printed reason unless ``quiet``).
-
-    The table's own names match exactly (case and spaces ignored); otherwise the row whose
-    tokens all appear in ``name`` wins, the most specific row first.
-
-    Examples
-    --------
-    >>> datasheet("h100 pcie").name, datasheet("NVIDIA H100 80GB HBM3").name
-    ('H100 PCIe', 'H100 SXM')
-    >>> datasheet("NVIDIA L4").name, datasheet("NVIDIA L40S").name, datasheet("NVIDIA A10").name
-    ('L4', 'L40S', 'A10')
-    """
-    if not isinstance(name, str) or not name.strip():
-        raise TypeError(f"name must be a non-empty device name string; got {name!r}")
-    key = "".join(_tokens(name))
-    for d in table():
-        if "".join(_tokens(d.name)) == key:
-            return d
-    found = sorted((d for d in table() if d.matches(name)), key=lambda d: -len(d.match))
-    if found:
-        return found[0]
-    if not quiet:
-        print(f"No datasheet for {name!r}: the table knows {', '.join(names())}. "
-              f"Only measured ceilings are available for it.")
-    return None
+__all__ = ["Datasheet", "table", "datasheet", "device_datasheet", "names"]  # and, lazily, measure_ceilings, Ceilings
 
 
 def device_datasheet(backend=None, *, quiet=False):
     """The datasheet of the device the course runs on; None on the CPU (there is no CPU table)."""
-    from . import backend as _backend
-
     b = backend or _backend.get()
     if not b.on_gpu:
         if not quiet:
@@ -139,3 +36,12 @@ def device_datasheet(backend=None, *, quiet=False):
     return datasheet(b.device, quiet=quiet)
 
 
+
+
+def __getattr__(name):
+    # the ceilings pull in every kernel and the timing harness: only when they are asked for
+    if name in ("measure_ceilings", "Ceilings"):
+        from . import ceilings
+
+        return getattr(ceilings, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,15 +31,12 @@ import contextlib
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-from . import backend as _backend
 from .._check import choice, real
+from . import backend as _backend
 
-__all__ = ["KINDS", "Profiler", "NullProfiler", "NULL", "Profile", "SpanTotal", "profile", "plot_breakdowns"]
+__all__ = ["KINDS", "Profiler", "NullProfiler", "NULL", "Profile", "SpanTotal", "profile"]
 
 KINDS = ("cpu", "copy", "kernel", "sync")
-COLORS = {"cpu": "tab:blue", "copy": "tab:orange", "kernel": "tab:green", "sync": "tab:red", "other": "tab:gray"}
 
 
 @dataclass(frozen=True)
@@ -246,31 +243,3 @@ def profile(fn, *args, repeat=3, backend=None):
         runs.append(prof.result((time.perf_counter_ns() - t0) * 1e-9))
     runs.sort(key=lambda p: p.wall_s)
     return runs[len(runs) // 2]
-
-
-def plot_breakdowns(breakdowns, *, ax=None, title=None):
-    """Stacked bars: one bar per label, one colour per kind, heights in milliseconds.
-
-    Parameters
-    ----------
-    breakdowns : dict
-        Label -> a :meth:`Profile.breakdown` dict (seconds per kind).
-    """
-    import matplotlib.pyplot as plt
-
-    if not isinstance(breakdowns, dict) or not breakdowns:
-        raise ValueError("breakdowns must be a non-empty dict label -> Profile.breakdown()")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.8))
-    labels = list(breakdowns)
-    bottom = np.zeros(len(labels))
-    for kind in (*KINDS, "other"):
-        heights = np.array([breakdowns[k].get(kind, 0.0) for k in labels]) * 1e3
-        ax.bar(labels, heights, bottom=bottom, label=kind, color=COLORS[kind])
-        bottom += heights
-    ax.set_ylabel("wall time per batch [ms]")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title)
-    ax.tick_params(axis="x", labelsize=8)
-    return ax

@@ -26,7 +26,7 @@ __all__ = ["latest", "label", "all_runs", "folder", "experiments"]
 
 def folder():
     """The folder the recorded runs live in (inside the installed package)."""
-    return str(resources.files("perfcourse").joinpath("data", "recorded"))
+    return str(resources.files("perfcourse.measure").joinpath("data", "recorded"))
 
 
 def all_runs(directory=None):

@@ -18,17 +18,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import roofline
 from .._check import out, positive_int, real
+from . import roofline
+from .counts import COUNTS, itemsize
 
-__all__ = ["dense_layer_latency", "knee_batch", "largest_batch_under_slo", "energy_per_token",
-           "batch_fill_time", "time_to_quality", "sweep_batches", "plot_latency_by_batch",
-           "plot_latency_throughput"]
+__all__ = ["dense_layer_latency", "knee_batch", "largest_batch_under_slo", "energy_per_token", "batch_fill_time",
+           "time_to_quality"]
 
 
 def _dense_counts(batches, d, dtype):
-    from ..measure.kernels.matmul import dense
-
+    dense = COUNTS["dense"]
     flops = [dense.flops(int(b), d) for b in np.ravel(batches)]
     moved = [dense.bytes_moved(int(b), d, dtype=dtype) for b in np.ravel(batches)]
     return np.reshape(flops, np.shape(batches)), np.reshape(moved, np.shape(batches))
@@ -38,7 +37,7 @@ def dense_layer_latency(batch, d, *, peak_flops, peak_bandwidth, dtype="float32"
     """Roofline latency of ``X[batch, d] @ W[d, d]`` with ``W`` read once, in seconds.
 
     ``latency = overhead + max(2 b d^2 / peak_flops, (d^2 + 2 b d) * itemsize / peak_bandwidth)``,
-    with the FLOP and byte counts of ``perfcourse.kernels.dense``.
+    with the FLOP and byte counts of ``perfcourse.models.counts`` (kernel "dense").
 
     Parameters
     ----------
@@ -72,8 +71,6 @@ def dense_layer_latency(batch, d, *, peak_flops, peak_bandwidth, dtype="float32"
 
 
 def _itemsize(dtype):
-    from ..measure.kernels._base import itemsize
-
     if not isinstance(dtype, str):
         raise TypeError(f"dtype must be a dtype name such as 'float32' or 'bfloat16'; got {dtype!r}")
     return itemsize(dtype)
@@ -182,92 +179,3 @@ def time_to_quality(tokens_needed, tokens_per_s):
     n = real("tokens_needed", tokens_needed, low=0, low_open=True)
     r = real("tokens_per_s", tokens_per_s, low=0, low_open=True)
     return out(n / r)
-
-
-def sweep_batches(make_call, batches, *, min_samples=5, progress=True, **measure_kwargs):
-    """Measure one call per batch size; return ``{batch: Timing}``.
-
-    Parameters
-    ----------
-    make_call : callable
-        ``make_call(batch)`` prepares inputs for that batch and returns a function of no
-        arguments that does the work once (it is what gets timed).
-    batches : iterable of int
-        Batch sizes, each >= 1.
-    min_samples : int
-        Samples every batch gets, even when a slow call makes that take longer than
-        ``max_duration_s``: one call is timed first and the cap stretched to fit.
-    progress : bool
-        Show a tqdm progress bar.
-    **measure_kwargs
-        Passed to :func:`perfcourse.timing.measure` (``repeat``, ``max_duration_s``...).
-
-    Examples
-    --------
-    >>> got = sweep_batches(lambda b: (lambda: sum(range(b))), [1, 4], progress=False, repeat=3, warmup_s=0)
-    >>> sorted(got), all(t.n == 3 for t in got.values())
-    ([1, 4], True)
-    """
-    from tqdm.auto import tqdm
-
-    from ..measure import timing
-
-    if not callable(make_call):
-        raise TypeError(f"make_call must be a function batch -> call; got {type(make_call).__name__}")
-    batches = [positive_int("batch", b) for b in batches]
-    if not batches:
-        raise ValueError("batches must hold at least one batch size; got none")
-    min_samples = positive_int("min_samples", min_samples)
-    cap = real("max_duration_s", measure_kwargs.pop("max_duration_s", 10.0), low=0, low_open=True)
-    result = {}
-    for b in tqdm(batches, desc="batch sweep", unit="batch", disable=not progress):
-        call = make_call(b)
-        one_call = timing.measure(call, repeat=1, warmup_s=0.0, batch=1).p50
-        budget = max(cap, 1.25 * (min_samples + 2) * one_call)
-        result[b] = timing.measure(call, name=f"batch {b}", min_samples=min_samples, max_duration_s=budget,
-                                   **measure_kwargs)
-    return result
-
-
-def _checked_timings(timings):
-    if not isinstance(timings, Mapping) or not timings:
-        raise TypeError(f"timings must be a non-empty mapping batch -> Timing; got {type(timings).__name__}")
-    return sorted(timings)
-
-
-def plot_latency_by_batch(timings, ax, *, slo=None, model=None, title=None):
-    """Latency p50/p95/p99 against batch (log-log), with an optional SLO line and model curve.
-
-    ``model`` is ``(label, batches, seconds)``. Returns the axes.
-    """
-    batches = _checked_timings(timings)
-    for q, style in ((50, "o-"), (95, "s--"), (99, "^:")):
-        ax.loglog(batches, [timings[b].percentile(q) * 1e3 for b in batches], style, label=f"p{q} measured")
-    if model is not None:
-        label, xs, ys = model
-        ax.loglog(xs, np.asarray(ys) * 1e3, "k-", lw=1, alpha=0.6, label=label)
-    if slo is not None:
-        ax.axhline(real("slo", slo, low=0, low_open=True) * 1e3, color="tab:red", lw=1, label="SLO")
-    ax.set_xlabel("batch b [rows per call]")
-    ax.set_ylabel("latency per call [ms]")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return ax
-
-
-def plot_latency_throughput(timings, ax, *, q=50, title=None):
-    """Throughput (rows/s at the q-th percentile latency) against that latency, one point per batch."""
-    batches = _checked_timings(timings)
-    lat = np.array([timings[b].percentile(q) for b in batches])
-    thr = np.array(batches) / lat
-    ax.loglog(lat * 1e3, thr, "o-")
-    for b, x, y in zip(batches, lat * 1e3, thr, strict=True):
-        ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
-    ax.set_xlabel(f"latency per call, p{q:g} [ms]")
-    ax.set_ylabel("throughput [rows/s]")
-    ax.grid(True, which="both", alpha=0.3)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return ax

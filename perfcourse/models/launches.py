@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._check import choice, positive_int, real
-from ..measure.timing import format_seconds
+from .._check import positive_int, real
+from ..units import format_seconds
 
-__all__ = ["Timeline", "async_timeline", "draw_timeline"]
+__all__ = ["Timeline", "async_timeline"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,17 @@ class Timeline:
     def under_report(self):
         """How many times too small the unsynchronised reading is (device_s / host_s)."""
         return self.device_s / self.host_s
+
+    def summary(self):
+        """One line: what the timer reads with and without synchronising.
+
+        Examples
+        --------
+        >>> print(async_timeline(100, 5e-6, 2e-3).summary())
+        100 launches: without sync the timer reads 500 µs, after sync 200 ms (400x more)
+        """
+        return (f"{self.end.size} launches: without sync the timer reads {format_seconds(self.host_s)}, "
+                f"after sync {format_seconds(self.device_s)} ({self.under_report:.3g}x more)")
 
 
 def async_timeline(launches, launch_s, kernel_s):
@@ -76,23 +87,3 @@ def async_timeline(launches, launch_s, kernel_s):
         start[i] = max(issued[i], free_at)
         end[i] = free_at = start[i] + kernel_s
     return Timeline(issued, start, end)
-
-
-def draw_timeline(ax, timeline, unit="ms"):
-    """Draw the host's launches and the device's kernels on two rows of ``ax``; return a summary line."""
-    scale = {"s": 1.0, "ms": 1e3, "µs": 1e6}[choice("unit", unit, ("s", "ms", "µs"))]
-    if not isinstance(timeline, Timeline):
-        raise TypeError(f"timeline must be a Timeline from async_timeline; got {type(timeline).__name__}")
-    t = timeline
-    ax.scatter(t.issued * scale, np.full(t.issued.size, 1.0), marker="|", s=300, color="tab:blue",
-               label="launch returns on the host")
-    ax.broken_barh([(s * scale, (e - s) * scale) for s, e in zip(t.start, t.end, strict=True)], (-0.35, 0.7),
-                   facecolors="tab:orange", edgecolors="white", label="kernel runs on the device")
-    ax.axvline(t.host_s * scale, color="tab:blue", ls="--", label=f"timer without sync: {format_seconds(t.host_s)}")
-    ax.axvline(t.device_s * scale, color="tab:red", ls="-", label=f"timer after sync: {format_seconds(t.device_s)}")
-    ax.set_yticks([0, 1], ["device", "host"])
-    ax.set_ylim(-0.8, 1.8)
-    ax.set_xlabel(f"time since the first launch ({unit})")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
-    return (f"{t.end.size} launches: without sync the timer reads {format_seconds(t.host_s)}, "
-            f"after sync {format_seconds(t.device_s)} ({t.under_report:.3g}x more)")

@@ -10,8 +10,7 @@ import numpy as np
 
 from .._check import out, real
 
-__all__ = ["arithmetic_intensity", "ridge_point", "attainable_flops", "roofline_time", "bound",
-           "plot_roofline"]
+__all__ = ["arithmetic_intensity", "ridge_point", "attainable_flops", "roofline_time", "bound"]
 
 
 def arithmetic_intensity(flops, bytes_moved):
@@ -88,42 +87,3 @@ def bound(flops, bytes_moved, peak_flops, peak_bandwidth):
     pf = real("peak_flops", peak_flops, low=0, low_open=True)
     pb = real("peak_bandwidth", peak_bandwidth, low=0, low_open=True)
     return "memory" if b / pb > f / pf else "compute"
-
-
-def plot_roofline(peak_flops, peak_bandwidth, points=(), *, ax=None, label="roof", roofs=(),
-                  intensity_range=(1e-2, 1e4)):
-    """Draw the roof and labelled kernel points on log-log axes; return the axes.
-
-    Parameters
-    ----------
-    peak_flops, peak_bandwidth : float
-        The main roof (FLOP/s, bytes/s).
-    points : iterable of (name, intensity, achieved_flops)
-        Measured kernels: intensity in FLOP/byte, achieved rate in FLOP/s.
-    roofs : iterable of (label, peak_flops, peak_bandwidth)
-        Extra roofs to draw dashed, e.g. the measured one beside the datasheet one.
-    """
-    import matplotlib.pyplot as plt
-
-    lo, hi = (real("intensity_range", v, low=0, low_open=True) for v in intensity_range)
-    if lo >= hi:
-        raise ValueError(f"intensity_range must be (low, high) with low < high; got {intensity_range!r}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.2))
-    x = np.logspace(np.log10(lo), np.log10(hi), 256)
-    all_roofs = [(label, peak_flops, peak_bandwidth, "-")] + [(n, f, b, "--") for n, f, b in roofs]
-    for name, f, b, style in all_roofs:
-        ax.loglog(x, attainable_flops(x, f, b), style, label=f"{name} (ridge {ridge_point(f, b):.3g} FLOP/B)")
-    offsets = ((6, 8), (6, -16), (6, 22), (6, -30))   # staggered so neighbouring labels do not overlap
-    for k, (name, intensity, achieved) in enumerate(points):
-        i = real(f"intensity of {name}", intensity, low=0, low_open=True)
-        a = real(f"achieved FLOP/s of {name}", achieved, low=0, low_open=True)
-        pct = 100 * a / attainable_flops(i, peak_flops, peak_bandwidth)
-        ax.loglog([i], [a], "o")
-        ax.annotate(f"{name} ({pct:.0f}% of roof)", (i, a), textcoords="offset points",
-                    xytext=offsets[k % len(offsets)], fontsize=8)
-    ax.set_xlabel("arithmetic intensity [FLOP/byte]")
-    ax.set_ylabel("attainable rate [FLOP/s]")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    return ax

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import laws
 from .._check import choice, out, real
+from ..units import format_seconds
+from . import laws
 
 __all__ = [
     "serial_fraction", "amdahl_time", "fit_serial_fraction", "call_overhead_time", "model_time",
-    "ScalingTable", "strong_scaling", "weak_scaling", "speedup_outcome", "speedup_verdict", "amdahl_line",
-    "compare_line",
+    "ScalingTable", "strong_scaling", "weak_scaling",
 ]
 
 
@@ -175,7 +175,7 @@ class ScalingTable:
         for n, t, sp, ef, e in zip(self.n, self.seconds, self.speedup, self.efficiency, self.karp_flatt,
                                    strict=True):
             e_text = "-" if np.isnan(e) else f"{e:.3f}"
-            rows.append(f"{n:>5g} {_time_text(t):>12} {sp:>8.2f}x {ef:>10.1%} {e_text:>13}")
+            rows.append(f"{n:>5g} {format_seconds(t):>12} {sp:>8.2f}x {ef:>10.1%} {e_text:>13}")
         return "\n".join(rows)
 
 
@@ -191,8 +191,8 @@ def strong_scaling(n, seconds):
     >>> print(table)
     strong scaling
         n         time   speedup  efficiency  Karp-Flatt e
-        1    100.000 s     1.00x     100.0%             -
-        4     30.000 s     3.33x      83.3%         0.067
+        1        100 s     1.00x     100.0%             -
+        4         30 s     3.33x      83.3%         0.067
     """
     n, t = _table_inputs(n, seconds)
     return _table("strong", n, t, n[0] * t[0] / t)
@@ -209,9 +209,9 @@ def weak_scaling(n, seconds):
     >>> print(weak_scaling([1, 2, 4], [1.0, 1.0, 1.25]))
     weak scaling (speedup = scaled speedup)
         n         time   speedup  efficiency  Karp-Flatt e
-        1      1.000 s     1.00x     100.0%             -
-        2      1.000 s     2.00x     100.0%             -
-        4      1.250 s     3.20x      80.0%             -
+        1          1 s     1.00x     100.0%             -
+        2          1 s     2.00x     100.0%             -
+        4       1.25 s     3.20x      80.0%             -
     """
     n, t = _table_inputs(n, seconds)
     return _table("weak", n, t, n * t[0] / t)
@@ -238,96 +238,3 @@ def _paired(a, name_a, b, name_b):
         raise ValueError(f"{name_a} and {name_b} must be non-empty 1-D sequences of the same length; "
                          f"got shapes {a.shape} and {b.shape}")
     return a, b
-
-
-def _time_text(seconds):
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3f} {unit}"
-    return f"{seconds * 1e9:.1f} ns"
-
-
-def speedup_outcome(measured, predicted, *, tolerance=0.15):
-    """Which way a measured speedup came out against the prediction.
-
-    Returns ``"close"`` (within ``tolerance``, relative, of the prediction), ``"slower"``
-    (more workers took longer than one: speedup below 1x), ``"short"`` (faster than one
-    worker but below the prediction) or ``"above"`` (above it). Measured speedups change
-    from machine to machine and run to run, so lessons print the case that happened.
-
-    Parameters
-    ----------
-    measured, predicted : float, > 0, speedups ``T1 / T_N`` (x)
-    tolerance : float in [0, 1), relative gap still counted as close
-
-    Examples
-    --------
-    >>> [speedup_outcome(m, 1.7) for m in (0.8, 1.2, 1.6, 2.1)]
-    ['slower', 'short', 'close', 'above']
-    """
-    m, p = _scalar("measured", measured), _scalar("predicted", predicted)
-    tol = real("tolerance", tolerance, low=0, high=1, high_open=True)
-    if abs(m - p) <= tol * p:
-        return "close"
-    if m < 1:
-        return "slower"
-    return "short" if m < p else "above"
-
-
-def speedup_verdict(measured, predicted, n, *, tolerance=0.15):
-    """One sentence reading a measured speedup on ``n`` workers against the predicted one.
-
-    Examples
-    --------
-    >>> speedup_verdict(1.6, 1.7, 2)
-    'measured 1.60x against a predicted 1.70x on 2 workers: close to the model (within 15%)'
-    >>> speedup_verdict(0.8, 1.7, 2)
-    'measured 0.80x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
-    >>> speedup_verdict(0.97, 1.7, 2)
-    'measured 0.97x against a predicted 1.70x on 2 workers: 2 workers were no faster than one here'
-    """
-    n = real("n", n, low=1, low_open=True)
-    outcome = speedup_outcome(measured, predicted, tolerance=tolerance)
-    near_one = abs(measured - 1) < 0.1
-    reading = {"close": f"close to the model (within {tolerance:.0%})",
-               "slower": f"{n:g} workers were {'no faster than' if near_one else 'slower than'} one here",
-               "short": f"{'barely faster' if near_one else 'faster'} than one worker, well short of the model",
-               "above": "better than the model"}[outcome]
-    return f"measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}"
-
-
-def _scalar(name, value):
-    if np.ndim(value) != 0:
-        raise TypeError(f"{name} must be a single speedup > 0 (x), not a sequence; got {value!r}")
-    return real(name, value, low=0, low_open=True)
-
-
-def amdahl_line(serial_fraction, n):
-    """The one-line summary the Amdahl widget prints (speedup with 2 decimals).
-
-    Examples
-    --------
-    >>> amdahl_line(0.1, 8)
-    's = 0.10, N = 8: speedup = 4.71x (limit 1/s = 10x)'
-    >>> amdahl_line(0.0, 16)
-    's = 0.00, N = 16: speedup = 16.00x (limit 1/s = inf)'
-    """
-    s = real("serial_fraction", serial_fraction, low=0, high=1)
-    n = real("n", n, low=1)
-    limit = laws.amdahl_limit(s)
-    limit_text = "inf" if np.isinf(limit) else f"{limit:.4g}x"
-    return f"s = {s:.2f}, N = {n:g}: speedup = {laws.amdahl_speedup(s, n):.2f}x (limit 1/s = {limit_text})"
-
-
-def compare_line(serial_fraction, n):
-    """One line with Amdahl's and Gustafson's speedup for the same ``s`` and ``N``.
-
-    Examples
-    --------
-    >>> compare_line(0.1, 8)
-    's = 0.10, N = 8: Amdahl (fixed problem) = 4.71x, Gustafson (scaled problem) = 7.30x'
-    """
-    s = real("serial_fraction", serial_fraction, low=0, high=1)
-    n = real("n", n, low=1)
-    return (f"s = {s:.2f}, N = {n:g}: Amdahl (fixed problem) = {laws.amdahl_speedup(s, n):.2f}x, "
-            f"Gustafson (scaled problem) = {laws.gustafson_speedup(s, n):.2f}x")

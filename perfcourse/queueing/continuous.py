@@ -51,7 +51,7 @@ def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_bat
 
     Examples
     --------
-    >>> from perfcourse.servicetime import affine
+    >>> from perfcourse.queueing.servicetime import affine
     >>> tr = continuous_batch([0.0, 0.0], affine(0.01, 0.001), prompt_tokens=10, output_tokens=[3, 1],
     ...                       max_batch=4)
     >>> tr.ttft.round(4).tolist(), tr.finish.round(4).tolist()

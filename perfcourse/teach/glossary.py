@@ -1,7 +1,8 @@
 """The course's terms in English beside the Chinese terms of the original lecture notes.
 
 ``lookup(text)`` finds terms in either language (case-insensitive, partial match);
-``perfcourse glossary TERM`` does the same from a shell, and with no TERM lists them all.
+``perfcourse glossary TERM`` does the same from a shell, and with no TERM lists them all
+(see :mod:`perfcourse.cli.glossary`).
 
 Examples
 --------
@@ -13,16 +14,15 @@ Examples
 
 from __future__ import annotations
 
-import difflib
-import sys
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Term", "TERMS", "LESSONS", "lookup", "describe", "table", "add_arguments", "run"]
+from . import lessons as _lessons
 
-LESSONS = {0: "00_start_here", 1: "01_latency_throughput", 2: "02_work_span", 3: "03_amdahl",
-           4: "04_gustafson", 5: "05_roofline", 6: "06_littles_law", 7: "07_scaling_efficiency",
-           8: "08_optimization_order", 9: "09_hand_calculations", 10: "10_self_test"}
+__all__ = ["Term", "TERMS", "LESSONS", "lookup", "describe", "table"]
+
+# lesson number -> notebook stem, read from the one lesson list (perfcourse.teach.lessons)
+LESSONS = {x.number: x.stem for x in _lessons.LESSONS}
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Term:
 
     @property
     def notebook(self):
-        return f"{LESSONS[self.lesson]}.ipynb"
+        return _lessons.lesson(self.lesson).notebook
 
 
 def _t(english, chinese, lesson, definition, aliases=()):
@@ -218,25 +218,3 @@ def table(terms=None):
     w0 = max(_width(r[0]) for r in rows) + 2
     w1 = max(_width(r[1]) for r in rows) + 2
     return "\n".join(_pad(a, w0) + _pad(b, w1) + c for a, b, c in rows)
-
-
-def add_arguments(parser):
-    parser.add_argument("term", nargs="*", help="a term or part of one, in English or Chinese "
-                        "(several words are joined); leave out to list every term")
-
-
-def run(args):
-    if not args.term:
-        print(table())
-        return 0
-    text = " ".join(args.term)
-    found = lookup(text)
-    if not found:
-        names = [n for t in TERMS for n in (t.english, *t.chinese, *t.aliases)]
-        close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        print(f"No glossary term matches {text!r}.{hint} Run `perfcourse glossary` with no term to list "
-              f"all {len(TERMS)} terms.", file=sys.stderr)
-        return 1
-    print("\n".join(describe(t) for t in found))
-    return 0

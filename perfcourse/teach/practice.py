@@ -20,8 +20,9 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..models import laws, roofline
+from .. import units
 from .._check import choice, positive_int, real
+from ..models import datasheets, laws, roofline
 
 __all__ = ["KINDS", "Problem", "problem", "drill_widget"]
 
@@ -174,8 +175,14 @@ def _efficiency(rng):
             "The rest goes to serial work, communication and imbalance.")
 
 
-_DEVICES = [("an accelerator", 100e12, 2e12), ("a GPU", 989e12, 4.8e12), ("a GPU", 60e12, 3.35e12),
-            ("a CPU socket", 3e12, 200e9), ("a laptop CPU", 400e9, 50e9)]
+# The drills' kernels are float32, so each device is held to its float32 peak (never a bf16
+# tensor-core figure): rows of the course's datasheet table, each naming its source.
+_DEVICE_NAMES = ("H200", "H100 SXM", "A100 80GB SXM", "L4", "RTX 4090")
+
+
+def _devices():
+    rows = [datasheets.datasheet(name) for name in _DEVICE_NAMES]
+    return [(f"an NVIDIA {d.name}", d.fp32, d.memory_bandwidth) for d in rows]
 
 
 def _roofline_kernel(rng):
@@ -191,10 +198,11 @@ def _roofline_kernel(rng):
 
 
 def _roofline(rng):
-    where, peak, bw = rng.choice(_DEVICES)
+    where, peak, bw = rng.choice(_devices())
     what, flops, moved = _roofline_kernel(rng)
     t = roofline.roofline_time(flops, moved, peak, bw)
-    scale, unit = (1e3, "ms") if t >= 1e-3 else (1e6, "us")
+    unit, seconds = units.time_scale(t)
+    scale = 1 / seconds
     side = roofline.bound(flops, moved, peak, bw)
     intensity, ridge = roofline.arithmetic_intensity(flops, moved), roofline.ridge_point(peak, bw)
     bw_text = f"{bw / 1e12:g} TB/s" if bw >= 1e12 else f"{bw / 1e9:g} GB/s"

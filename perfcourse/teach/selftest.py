@@ -1,6 +1,6 @@
 """Self-test questions, checked in code.
 
-The bank lives in ``perfcourse/questions/``: one module per lesson (``lesson03.py``...)
+The bank lives in ``perfcourse/teach/questions/``: one module per lesson (``lesson03.py``...)
 plus ``lecture.py`` for the lecture's own questions and worked calculations. Each defines
 ``QUESTIONS``, a list of :class:`Question`. Numeric reference answers are computed by
 ``perfcourse`` functions when asked for, never typed in.
@@ -11,39 +11,12 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from .._check import real
+from . import questions
+from .question import Question
 
-__all__ = ["Question", "bank", "get", "check", "answer", "ask", "score", "quiz_widget"]
-
-
-@dataclass(frozen=True)
-class Question:
-    """One self-test question.
-
-    A numeric question has ``reference`` (a function returning the answer) and a relative
-    tolerance ``rtol``; a multiple-choice question has ``choices`` and the letter of the
-    ``correct`` one. ``why`` is the one-sentence explanation shown after an answer.
-    """
-
-    qid: str
-    lesson: int
-    prompt: str
-    why: str
-    reference: Callable[[], float] | None = None
-    rtol: float = 0.01
-    unit: str = ""
-    choices: tuple[str, ...] = field(default_factory=tuple)
-    correct: str | None = None
-
-    @property
-    def kind(self):
-        return "number" if self.reference is not None else "choice"
-
-    def letters(self):
-        return tuple("abcdefghij"[: len(self.choices)])
+__all__ = ["Question", "bank", "get", "check", "answer", "ask", "score"]
 
 
 _BANK: dict[str, Question] | None = None
@@ -53,8 +26,6 @@ def bank():
     """All questions, keyed by id, in lesson order."""
     global _BANK
     if _BANK is None:
-        from . import questions
-
         found: dict[str, Question] = {}
         for mod in sorted(m.name for m in pkgutil.iter_modules(questions.__path__)):
             for q in importlib.import_module(f"{questions.__name__}.{mod}").QUESTIONS:
@@ -180,10 +151,3 @@ def score(answers):
         if ids:
             print(f"  {label}: {', '.join(ids)}")
     return len(right), total
-
-
-def quiz_widget(qids=None):
-    """An interactive quiz over the bank (every question when ``qids`` is None); see :mod:`perfcourse.quiz`."""
-    from .quiz import quiz_widget as build
-
-    return build(qids)

@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..._check import choice
+from ...models.counts import COUNTS, DTYPES, Counts, itemsize
+from ...models.counts import dtype_name as _name
+from .. import backend
+from .bf16 import from_bfloat16, to_bfloat16
 
 __all__ = ["Kernel", "DTYPES", "itemsize", "is_gpu_array", "array_module", "uniform", "to_numpy",
            "relative_error"]
 
-# dtype name -> bytes per element. bfloat16 has no NumPy dtype: it is stored as uint16 bit patterns.
-DTYPES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
-
 # accepted normwise relative error against the float64 reference, per dtype
 TOLERANCE = {"float16": 2e-2, "bfloat16": 5e-2, "float32": 2e-4, "float64": 1e-10}
-
-
-def itemsize(dtype):
-    """Bytes per element of a course dtype name.
-
-    Examples
-    --------
-    >>> itemsize("float32"), itemsize("bfloat16")
-    (4, 2)
-    """
-    return DTYPES[choice("dtype", _name(dtype), tuple(DTYPES))]
-
-
-def _name(dtype):
-    return dtype if isinstance(dtype, str) else np.dtype(dtype).name
 
 
 def is_gpu_array(a):
@@ -57,8 +42,6 @@ def to_numpy(a):
 
 def _resolve_xp(xp):
     if xp is None:
-        from .. import backend
-
         return backend.get().xp
     if isinstance(xp, str):
         xp = choice("xp", xp, ("numpy", "cupy"))
@@ -84,16 +67,12 @@ def uniform(xp, rng, shape, dtype, low=0.5, high=1.5):
             device = xp.random.default_rng(int(rng.integers(2**62))).random(shape)
             values = low + (high - low) * device
             if _name(dtype) == "bfloat16":
-                from .matmul import to_bfloat16
-
                 return to_bfloat16(values, xp=xp)
             return values.astype(_name(dtype))
         except (AttributeError, TypeError, NotImplementedError):
             pass  # an older CuPy without the Generator API: draw on the host below
     host = low + (high - low) * rng.random(shape)
     if _name(dtype) == "bfloat16":
-        from .matmul import to_bfloat16
-
         return xp.asarray(to_bfloat16(host))
     return xp.asarray(host.astype(_name(dtype)))
 
@@ -110,8 +89,6 @@ def relative_error(result, expected):
     """
     r = to_numpy(result)
     if r.dtype == np.uint16:  # bfloat16 bit patterns
-        from .matmul import from_bfloat16
-
         r = from_bfloat16(r)
     r = np.asarray(r, dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)
@@ -132,10 +109,9 @@ class Kernel:
     ----------
     name, summary : str
         Short name (``"triad"``) and one line saying what it computes.
-    sizes : tuple of str
-        Names of the size arguments.
-    flops_fn, bytes_fn, span_fn : callable
-        Formulas behind :meth:`flops`, :meth:`bytes_moved` and :meth:`span` (``span_fn`` may be None).
+    counts : Counts
+        Its FLOP, byte and span counts, from :mod:`perfcourse.models.counts` (looked up by name);
+        ``sizes`` names their size arguments.
     inputs_fn : callable
         ``inputs_fn(*sizes, dtype, xp, rng)`` -> tuple of arguments for :meth:`run`.
     cpu, gpu : callable
@@ -150,32 +126,35 @@ class Kernel:
 
     name: str
     summary: str
-    sizes: tuple[str, ...]
-    flops_fn: Callable[..., float]
-    bytes_fn: Callable[..., float]
     inputs_fn: Callable[..., tuple]
     cpu: Callable
     gpu: Callable | None
     reference: Callable
-    span_fn: Callable[..., float] | None = None
     options: dict = field(default_factory=dict)
     dtypes: tuple[str, ...] = ("float32", "float64")
     gpu_only_dtypes: tuple[str, ...] = ()
 
+    @property
+    def counts(self) -> Counts:
+        """This kernel's counts (:mod:`perfcourse.models.counts`)."""
+        return COUNTS[self.name]
+
+    @property
+    def sizes(self):
+        """Names of the size arguments, e.g. ``("n",)`` or ``("b", "d")``."""
+        return self.counts.sizes
+
     def flops(self, *sizes):
         """Useful floating-point operations for these sizes (an FMA counts 2), in FLOP."""
-        self._check_sizes(sizes)
-        return float(self.flops_fn(*sizes))
+        return self.counts.flops(*sizes)
 
     def bytes_moved(self, *sizes, dtype="float32"):
         """Bytes a perfect implementation reads plus writes in DRAM for these sizes and dtype."""
-        self._check_sizes(sizes)
-        return float(self.bytes_fn(*sizes, dtype=choice("dtype", _name(dtype), tuple(DTYPES))))
+        return self.counts.bytes_moved(*sizes, dtype=dtype)
 
     def span(self, *sizes):
         """Length of the critical path in dependent steps; None where the kernel does not teach it."""
-        self._check_sizes(sizes)
-        return None if self.span_fn is None else float(self.span_fn(*sizes))
+        return self.counts.span(*sizes)
 
     def make_inputs(self, *sizes, dtype="float32", xp=None, seed=None):
         """Fresh random inputs for ``run`` (never zeros) on ``xp`` (default: the current backend).
@@ -206,7 +185,7 @@ class Kernel:
 
     def intensity(self, *sizes, dtype="float32"):
         """Arithmetic intensity ``flops / bytes_moved`` in FLOP/byte."""
-        return self.flops(*sizes) / self.bytes_moved(*sizes, dtype=dtype)
+        return self.counts.intensity(*sizes, dtype=dtype)
 
     def check(self, *sizes, dtype="float32", xp=None, seed=None, rtol=None, **options):
         """Run once on fresh random inputs and compare with the reference; return the error.
@@ -231,24 +210,7 @@ class Kernel:
         return {**self.options, **given}
 
     def _check_sizes(self, sizes):
-        if len(sizes) != len(self.sizes):
-            raise TypeError(f"{self.name} takes sizes {self.sizes}; got {len(sizes)} values {sizes}")
-        for name, value in zip(self.sizes, sizes, strict=True):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"{self.name}: size {name} must be an integer >= 1; got {value!r}")
-            if value < 1:
-                raise ValueError(f"{self.name}: size {name} must be an integer >= 1; got {value!r}")
+        self.counts.check_sizes(sizes)
 
     def __repr__(self):
         return f"Kernel({self.name!r}: {self.summary}; sizes {self.sizes})"
-
-
-def log2_ceil(n):
-    """Levels of a binary tree over ``n`` leaves: ceil(log2 n), 0 for n = 1.
-
-    Examples
-    --------
-    >>> log2_ceil(1), log2_ceil(2), log2_ceil(1000), log2_ceil(1024)
-    (0, 1, 10, 10)
-    """
-    return max(0, math.ceil(math.log2(n))) if n > 1 else 0

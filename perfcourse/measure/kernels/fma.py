@@ -21,22 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...models.counts import FMA_CHAINS as CHAINS
+from ...models.counts import dependent_steps
 from . import _cuda
 from ._base import Kernel, uniform
 
 __all__ = ["fma_chains", "dependent_steps", "CHAINS", "A", "B"]
 
-CHAINS = (1, 2, 4, 8)
 A, B = 0.99, 0.01   # v -> A v + B contracts towards 1: no overflow however many steps
-
-
-def dependent_steps(fmas, chains=1):
-    """FMAs in one chain, each waiting for the previous one: ``fmas / chains``."""
-    if chains not in CHAINS:
-        raise ValueError(f"chains must be one of {CHAINS}; got {chains!r}")
-    if isinstance(fmas, bool) or not isinstance(fmas, (int, np.integer)) or fmas < 1 or fmas % chains:
-        raise ValueError(f"fmas must be a positive integer divisible by chains={chains}; got {fmas!r}")
-    return int(fmas) // chains
 
 
 def _inputs(n, fmas, *, dtype, xp, rng):
@@ -69,7 +61,6 @@ def _reference(x, out, a, b, fmas, chains=1, threads_per_block=None):
 
 
 fma_chains = Kernel(
-    "fma_chains", "`fmas` FMAs per thread in `chains` independent chains", ("n", "fmas"),
-    flops_fn=lambda n, fmas: 2 * n * fmas, bytes_fn=lambda n, fmas, dtype: 2 * n * 4,
+    "fma_chains", "`fmas` FMAs per thread in `chains` independent chains",
     inputs_fn=_inputs, cpu=_cpu, gpu=_gpu, reference=_reference,
     options={"chains": 1, "threads_per_block": _cuda.THREADS}, dtypes=("float32",))

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _cuda
-from ._base import Kernel, itemsize, uniform
+from ._base import Kernel, uniform
 
 __all__ = ["grid_stride", "A", "B", "TILE"]
 
@@ -87,7 +87,5 @@ def _reference(x, y, a, b, steps, **_options):
 
 grid_stride = Kernel(
     "grid_stride", "y = f applied `steps` times to x, f(v) = a v + b, over a chosen number of blocks",
-    ("n", "steps"),
-    flops_fn=lambda n, steps: 2 * n * steps, bytes_fn=lambda n, steps, dtype: 2 * n * itemsize(dtype),
-    inputs_fn=_inputs, cpu=_cpu, gpu=_gpu, reference=_reference, span_fn=lambda n, steps: steps,
+    inputs_fn=_inputs, cpu=_cpu, gpu=_gpu, reference=_reference,
     options={"blocks": None, "threads_per_block": _cuda.THREADS})

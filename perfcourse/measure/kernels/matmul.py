@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Kernel, itemsize, uniform
+from ._base import Kernel, uniform
+from .bf16 import from_bfloat16, to_bfloat16
 
 __all__ = ["matmul", "dense", "to_bfloat16", "from_bfloat16", "DTYPES"]
 
@@ -27,18 +28,6 @@ DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
 _OP_N, _CUDA_R_32F, _CUDA_R_16BF, _COMPUTE_32F, _GEMM_DEFAULT, _POINTER_HOST = 0, 0, 14, 68, -1, 0
-
-
-def to_bfloat16(x, xp=np):
-    """Round float values to bfloat16 (nearest, ties to even); return the uint16 bit patterns."""
-    bits = xp.asarray(x, dtype=xp.float32).view(xp.uint32)
-    rounded = bits + xp.uint32(0x7FFF) + ((bits >> xp.uint32(16)) & xp.uint32(1))
-    return (rounded >> xp.uint32(16)).astype(xp.uint16)
-
-
-def from_bfloat16(bits, xp=np):
-    """float32 values of bfloat16 bit patterns (uint16)."""
-    return (xp.asarray(bits, dtype=xp.uint16).astype(xp.uint32) << xp.uint32(16)).view(xp.float32)
 
 
 def _as_float64(a):
@@ -98,16 +87,11 @@ def _dense_inputs(b, d, *, dtype, xp, rng):
 
 
 matmul = Kernel(
-    "matmul", "C[m, n] = A[m, k] @ B[k, n] (BLAS)", ("m", "k", "n"),
-    flops_fn=lambda m, k, n: 2 * m * n * k,
-    bytes_fn=lambda m, k, n, dtype: (m * k + k * n + m * n) * itemsize(dtype),
+    "matmul", "C[m, n] = A[m, k] @ B[k, n] (BLAS)",
     inputs_fn=_matmul_inputs, cpu=_matmul_cpu, gpu=_matmul_gpu, reference=_reference,
     dtypes=DTYPES, gpu_only_dtypes=("bfloat16",))
 
 dense = Kernel(
-    "dense", "Y[b, d] = X[b, d] @ W[d, d], one dense layer", ("b", "d"),
-    flops_fn=lambda b, d: 2 * b * d * d,
-    # W read once, X read once, Y written once
-    bytes_fn=lambda b, d, dtype: (d * d + 2 * b * d) * itemsize(dtype),
+    "dense", "Y[b, d] = X[b, d] @ W[d, d], one dense layer",
     inputs_fn=_dense_inputs, cpu=_matmul_cpu, gpu=_matmul_gpu, reference=_reference,
     dtypes=DTYPES, gpu_only_dtypes=("bfloat16",))

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...models.counts import scan_offsets
 from . import _cuda
-from ._base import Kernel, itemsize, log2_ceil, uniform
+from ._base import Kernel, uniform
 
 __all__ = ["recurrence_serial", "recurrence_scan", "X0"]
 
@@ -28,13 +29,6 @@ X0 = 1.0  # the starting value x[0]
 
 def _inputs(n, *, dtype, xp, rng):
     return uniform(xp, rng, n, dtype, low=0.5, high=1.0), uniform(xp, rng, n, dtype), X0
-
-
-def _offsets(n):
-    k = 1
-    while k < n:
-        yield k
-        k *= 2
 
 
 def _serial_cpu(a, b, x0):
@@ -49,7 +43,7 @@ def _serial_cpu(a, b, x0):
 def _scan_cpu(a, b, x0):
     """Log-step doubling on the pairs (A, B); then x[t+1] = A[t] x0 + B[t]."""
     A, B = a.copy(), b.copy()
-    for k in _offsets(a.size):
+    for k in scan_offsets(a.size):
         B[k:] = A[k:] * B[:-k] + B[k:]   # uses A before this round's update
         A[k:] = A[k:] * A[:-k]
     return A * a.dtype.type(x0) + B
@@ -71,7 +65,7 @@ def _scan_gpu(a, b, x0):
     A, B = a.copy(), b.copy()
     A2, B2 = cupy.empty_like(a), cupy.empty_like(b)
     step = _cuda.function("recurrence.cu", f"scan_step_{sfx}")
-    for k in _offsets(a.size):
+    for k in scan_offsets(a.size):
         _cuda.launch_1d(step, n, (A, B, A2, B2, n, np.int64(k)))
         A, B, A2, B2 = A2, B2, A, B
     x = cupy.empty_like(a)
@@ -83,19 +77,10 @@ def _reference(a, b, x0):
     return _serial_cpu(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), x0)
 
 
-def _scan_flops(n):
-    return sum(3 * (n - k) for k in _offsets(n)) + 2 * n
-
-
 recurrence_serial = Kernel(
-    "recurrence_serial", "x[t+1] = a[t] x[t] + b[t], one step after another", ("n",),
-    flops_fn=lambda n: 2 * n, bytes_fn=lambda n, dtype: 3 * n * itemsize(dtype),
-    inputs_fn=_inputs, cpu=_serial_cpu, gpu=_serial_gpu, reference=_reference, span_fn=lambda n: n)
+    "recurrence_serial", "x[t+1] = a[t] x[t] + b[t], one step after another",
+    inputs_fn=_inputs, cpu=_serial_cpu, gpu=_serial_gpu, reference=_reference)
 
 recurrence_scan = Kernel(
-    "recurrence_scan", "the same recurrence as an associative scan (log-step doubling)", ("n",),
-    flops_fn=_scan_flops,
-    # copy a and b in (4n), 2 reads + 2 writes per round, read A and B and write x at the end
-    bytes_fn=lambda n, dtype: (4 + 4 * log2_ceil(n) + 3) * n * itemsize(dtype),
-    inputs_fn=_inputs, cpu=_scan_cpu, gpu=_scan_gpu, reference=_reference,
-    span_fn=lambda n: log2_ceil(n) + 1)
+    "recurrence_scan", "the same recurrence as an associative scan (log-step doubling)",
+    inputs_fn=_inputs, cpu=_scan_cpu, gpu=_scan_gpu, reference=_reference)

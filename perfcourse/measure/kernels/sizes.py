@@ -20,28 +20,26 @@ import math
 import os
 
 from ..._check import positive_int, real
+from .. import backend as _backend
 from ._base import itemsize
 
 __all__ = ["cache_bytes", "free_bytes", "sweep_elements", "fit", "is_out_of_memory", "CACHE_FACTOR",
-           "MEMORY_FRACTION"]
+           "MEMORY_FRACTION", "stream_elements", "STREAM_CACHE_FACTOR"]
 
 CACHE_FACTOR = 4          # working set >= this many last-level caches
 MEMORY_FRACTION = 0.25    # never ask for more than this share of free memory
-FALLBACK_CACHE = 32 * 2**20
+# a STREAM run's three arrays together span this many last-level caches: on the CPU 4 suffice;
+# a GPU's L2 is small against its memory and its caching is adaptive, so the GPU gets 16
+STREAM_CACHE_FACTOR = {"cpu": 4, "gpu": 16}
 
 
 def cache_bytes(backend=None):
-    """The last-level cache of the current device in bytes (32 MiB when it cannot be read)."""
-    from .. import backend as _backend
-
-    b = backend or _backend.get()
-    return int(b.cache_bytes or FALLBACK_CACHE)
+    """The last-level cache of the current device in bytes (``FALLBACK_CACHE_BYTES`` when unknown)."""
+    return (backend or _backend.get()).last_level_cache
 
 
 def free_bytes(backend=None):
     """Free memory in bytes: the GPU's free memory, or the host's available memory."""
-    from .. import backend as _backend
-
     b = backend or _backend.get()
     if b.on_gpu:
         return int(b.xp.cuda.runtime.memGetInfo()[0])
@@ -75,6 +73,26 @@ def sweep_elements(arrays, dtype="float32", *, cache_factor=CACHE_FACTOR, memory
     if n > cap:
         n = 2 ** max(0, math.floor(math.log2(max(cap, 1))))
     return int(n)
+
+
+def stream_elements(backend=None, *, quick=False):
+    """Elements per array of a STREAM run (copy, triad: three arrays), the one rule every lesson uses.
+
+    The three arrays together span ``STREAM_CACHE_FACTOR`` last-level caches, so the run measures
+    memory, not the cache; ``quick`` (a smoke test) takes half a cache instead, and says nothing
+    about memory.
+
+    Examples
+    --------
+    >>> from perfcourse.measure.backend import Backend
+    >>> import numpy as np
+    >>> cpu = Backend("numpy", np, False, "test CPU", "test", cache_bytes=32 * 2**20)
+    >>> stream_elements(cpu) * 3 * 4 >= 4 * 32 * 2**20
+    True
+    """
+    b = backend or _backend.get()
+    factor = 0.5 if quick else STREAM_CACHE_FACTOR["gpu" if b.on_gpu else "cpu"]
+    return sweep_elements(3, "float32", cache_factor=factor, backend=b)
 
 
 def is_out_of_memory(err):

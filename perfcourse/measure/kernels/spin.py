@@ -49,8 +49,7 @@ def _gpu(out, seconds=1e-3, threads_per_block=32):
 
 
 spin = Kernel(
-    "spin", "every thread waits `seconds` on the clock, then writes its index", ("n",),
-    flops_fn=lambda n: 0, bytes_fn=lambda n, dtype: 4 * n,
+    "spin", "every thread waits `seconds` on the clock, then writes its index",
     inputs_fn=_inputs, cpu=_cpu, gpu=_gpu,
     reference=lambda out, **_options: np.arange(np.asarray(out).size, dtype=np.float64),
     options={"seconds": 1e-3, "threads_per_block": 32}, dtypes=("float32",))

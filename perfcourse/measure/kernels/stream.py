@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _cuda
-from ._base import Kernel, itemsize, uniform
+from ._base import Kernel, uniform
 
 __all__ = ["copy", "scale", "add", "triad", "SCALAR"]
 
@@ -48,32 +48,28 @@ def _triad_cpu(b, c, a, q):
 
 
 copy = Kernel(
-    "copy", "c = a", ("n",),
-    flops_fn=lambda n: 0, bytes_fn=lambda n, dtype: 2 * n * itemsize(dtype),
+    "copy", "c = a",
     inputs_fn=_vectors(2, False),
     cpu=lambda a, c: np.copyto(c, a) or c,
     gpu=lambda a, c: _launch("copy", c, (a, c)),
     reference=lambda a, c: np.asarray(a, dtype=np.float64))
 
 scale = Kernel(
-    "scale", "b = q * c", ("n",),
-    flops_fn=lambda n: n, bytes_fn=lambda n, dtype: 2 * n * itemsize(dtype),
+    "scale", "b = q * c",
     inputs_fn=_vectors(2, True),
     cpu=lambda c, b, q: np.multiply(c, q, out=b),
     gpu=lambda c, b, q: _launch("scale", b, (c, b), (q,)),
     reference=lambda c, b, q: q * np.asarray(c, dtype=np.float64))
 
 add = Kernel(
-    "add", "c = a + b", ("n",),
-    flops_fn=lambda n: n, bytes_fn=lambda n, dtype: 3 * n * itemsize(dtype),
+    "add", "c = a + b",
     inputs_fn=_vectors(3, False),
     cpu=lambda a, b, c: np.add(a, b, out=c),
     gpu=lambda a, b, c: _launch("add", c, (a, b, c)),
     reference=lambda a, b, c: np.asarray(a, dtype=np.float64) + b)
 
 triad = Kernel(
-    "triad", "a = b + q * c", ("n",),
-    flops_fn=lambda n: 2 * n, bytes_fn=lambda n, dtype: 3 * n * itemsize(dtype),
+    "triad", "a = b + q * c",
     inputs_fn=_vectors(3, True),
     cpu=_triad_cpu,
     gpu=lambda b, c, a, q: _launch("triad", a, (b, c, a), (q,)),

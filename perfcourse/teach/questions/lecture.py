@@ -1,7 +1,7 @@
 """The lecture's own self-test questions and its four worked calculations."""
 
 from ...models import laws
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("lecture-amdahl-1pct", 3,

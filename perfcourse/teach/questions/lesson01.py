@@ -1,7 +1,7 @@
 """Self-test questions for lesson 01: latency, throughput, batching and SLOs."""
 
 from ...models import latency, laws
-from ..selftest import Question
+from ..question import Question
 
 _P99_BY_BATCH = {1: 0.004, 8: 0.006, 64: 0.021, 256: 0.048, 1024: 0.190}
 

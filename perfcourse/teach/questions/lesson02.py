@@ -1,7 +1,7 @@
 """Self-test questions for lesson 02: work, span, parallelism and Brent's bound."""
 
 from ...models import dag, laws
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("l02-tree-span", 2,

@@ -1,7 +1,7 @@
 """Self-test questions for lesson 03: Amdahl's law and where serial time hides."""
 
 from ...models import laws, scaling
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("l03-limit-5pct", 3,

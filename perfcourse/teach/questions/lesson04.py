@@ -1,7 +1,7 @@
 """Self-test questions for lesson 04: Gustafson's law, strong and weak scaling."""
 
 from ...models import laws, scaling
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("l04-gustafson-64", 4,

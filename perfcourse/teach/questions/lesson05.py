@@ -1,29 +1,29 @@
 """Lesson 05, the roofline: self-test questions (reference answers computed by perfcourse)."""
 
-from ...measure import hardware, kernels
-from ...models import roofline
-from ..selftest import Question
+from ...models import counts, datasheets, roofline
+from ..question import Question
 
 
 def _h200_ridge():
-    h200 = hardware.datasheet("H200")
+    h200 = datasheets.datasheet("H200")
     return roofline.ridge_point(h200.peak_flops("bf16"), h200.memory_bandwidth)
 
 
 def _triad_ms():
-    return 1e3 * roofline.roofline_time(kernels.triad.flops(2**27), kernels.triad.bytes_moved(2**27, dtype="float32"),
-                                        hardware.datasheet("H200").fp32, 4.0e12)
+    triad = counts.get("triad")
+    return 1e3 * roofline.roofline_time(triad.flops(2**27), triad.bytes_moved(2**27, dtype="float32"),
+                                        datasheets.datasheet("H200").fp32, 4.0e12)
 
 
 def _useful_fraction():
-    sector, element = 32, kernels.itemsize("float32")
+    sector, element = 32, counts.itemsize("float32")
     return element / sector
 
 
 def _chains_gain(fmas=4096, latency=4, chains=8):
     """Cycles for one chain (each FMA waits `latency`) over cycles for `chains` chains (one issue per cycle)."""
-    one = kernels.fma.dependent_steps(fmas, 1) * latency
-    many = kernels.fma.dependent_steps(fmas, chains) * max(latency, chains)
+    one = counts.dependent_steps(fmas, 1) * latency
+    many = counts.dependent_steps(fmas, chains) * max(latency, chains)
     return one / many
 
 

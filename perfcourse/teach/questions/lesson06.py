@@ -1,8 +1,8 @@
 """Self-test questions for lesson 06: Little's law, queues near capacity, batching policies."""
 
-from ...models import latency, laws
 from ... import queueing
-from ..selftest import Question
+from ...models import latency, laws
+from ..question import Question
 
 # The static-batching setup of the lesson: Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b.
 SLO_SETUP = dict(rate=600.0, t0=0.008, t1=0.0005, n=100_000, seed=0, slo=0.050)

@@ -1,7 +1,7 @@
 """Self-test questions for lesson 07: scaling efficiency and the cost of the all-reduce."""
 
 from ...models import allreduce, laws
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("l07-efficiency-8gpu", 7,

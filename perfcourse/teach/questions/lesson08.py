@@ -1,8 +1,7 @@
 """Self-test questions for lesson 08: the order of optimisation."""
 
-from ...labs import casestudy
-from ...models import laws
-from ..selftest import Question
+from ...models import fusion, laws
+from ..question import Question
 
 QUESTIONS = [
     Question("l08-first-step", 8,
@@ -34,5 +33,5 @@ QUESTIONS = [
              "times more rows does the padded version compute than a batch where every request is 16 long?",
              "Padding makes every request as long as the longest: 240 / 16 = 15x the rows, which is why a "
              "version tuned on uniform shapes can lose its gain on real traffic and at the tail.",
-             reference=lambda: casestudy.padded_rows([16] * 127 + [240]) / (128 * 16), unit="x"),
+             reference=lambda: fusion.padded_rows([16] * 127 + [240]) / (128 * 16), unit="x"),
 ]

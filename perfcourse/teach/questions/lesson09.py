@@ -1,7 +1,7 @@
 """Lesson 09 (hand calculations): variations on the lecture's four worked examples."""
 
 from ...models import laws
-from ..selftest import Question
+from ..question import Question
 
 QUESTIONS = [
     Question("l09-utilization", 9,

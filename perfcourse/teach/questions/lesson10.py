@@ -1,8 +1,8 @@
 """Lesson 10 (self-test): questions across the whole course, tagged with the lesson they revisit."""
 
-from ...models import laws, roofline
 from ... import queueing
-from ..selftest import Question
+from ...models import laws, roofline
+from ..question import Question
 
 _TRIAD_N = 2 ** 28            # float32 triad a = b + s*c: 2 FLOPs and 12 bytes per element
 _GPU = (60e12, 4.8e12)        # a GPU's fp32 peak FLOP/s and peak bytes/s for the roofline questions

@@ -1,0 +1,34 @@
+"""``perfcourse bench``: this machine's measured ceilings beside its datasheet."""
+
+from __future__ import annotations
+
+import json
+
+from . import CommandError
+
+
+def add_arguments(parser):
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a few seconds)")
+    parser.add_argument("--json", metavar="FILE", help="also write the measured figures to FILE as JSON")
+
+
+def run(args):
+    from ..measure import backend, hardware
+    from ..measure.bench import report
+
+    b = backend.get()
+    print(f"perfcourse bench: {b.describe()}")
+    sheet = hardware.device_datasheet(b)
+    if not b.on_gpu:
+        print("Measured figures only.")
+    ceilings = hardware.measure_ceilings(quick=bool(args.quick), backend=b, progress=False)
+    print(report(ceilings, sheet))
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"ceilings": ceilings.to_dict(), "datasheet": sheet.__dict__ if sheet else None}, f,
+                          indent=1, default=list)
+        except OSError as err:
+            raise CommandError(f"cannot write --json {args.json}: {err.strerror or err}") from None
+        print(f"wrote {args.json}")
+    return 0

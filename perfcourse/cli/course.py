@@ -1,0 +1,190 @@
+"""Where the course's notebooks are, and the learner's working copy of them.
+
+Two places can hold the lessons (``notebooks/``) and the graded exercises (``exercises/``):
+
+- a **checkout**: the package sits in a clone of the course's repository (an editable
+  install), recognised by ``notebooks/00_start_here.ipynb`` beside the package folder;
+- the **packaged copy**: a built wheel carries both folders under ``perfcourse/course/``.
+
+``perfcourse site`` and ``perfcourse present`` read either directly. ``perfcourse lab`` opens
+the checkout itself; otherwise it copies the packaged course into a working folder
+(``./perfcourse-course`` by default) with :func:`sync` and opens that. The copy never
+overwrites a file the learner has changed: the working folder keeps a manifest of the hash
+of every file it wrote, a file still equal to what was written is updated, and a changed
+file is kept and reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..teach.lessons import FIRST
+
+__all__ = ["FOLDERS", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
+           "default_work_dir", "Plan", "plan", "sync", "describe"]
+
+FOLDERS = ("notebooks", "exercises")
+MANIFEST = ".perfcourse-manifest.json"
+WORK_DIR = "perfcourse-course"
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _holds_course(root):
+    return (root / "notebooks" / FIRST.notebook).is_file()
+
+
+def checkout_root():
+    """The repository checkout this package was imported from (editable install), or None."""
+    root = _PACKAGE.parent
+    return root if _holds_course(root) else None
+
+
+def packaged_root():
+    """``perfcourse/course`` inside an installed wheel, or None when the package carries no lessons."""
+    root = _PACKAGE / "course"
+    return root if _holds_course(root) else None
+
+
+def source_root():
+    """The folder holding ``notebooks/`` and ``exercises/``: the checkout, else the packaged copy.
+
+    Raises ``FileNotFoundError`` when neither exists (a package built without its lessons).
+    """
+    root = checkout_root() or packaged_root()
+    if root is None:
+        raise FileNotFoundError(f"this perfcourse package has no lessons: neither a checkout of the course nor "
+                                f"a packaged copy holds notebooks/{FIRST.notebook}; reinstall it from a wheel "
+                                "or from the course's repository")
+    return root
+
+
+def lessons_dir():
+    """The ``notebooks/`` folder to read lessons from (see :func:`source_root`)."""
+    return source_root() / "notebooks"
+
+
+def default_work_dir(cwd=None):
+    """The working folder ``perfcourse lab`` uses without ``--dir``.
+
+    The current folder or one above it when it holds a manifest (the learner is inside a working
+    folder already), else ``./perfcourse-course``.
+    """
+    here = Path(cwd or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / MANIFEST).is_file():
+            return folder
+    return here / WORK_DIR
+
+
+def describe():
+    """One line for ``perfcourse doctor``: where the lessons come from."""
+    if checkout_root():
+        return f"checkout at {checkout_root()}"
+    if packaged_root():
+        return (f"packaged with perfcourse ({packaged_root()}); perfcourse lab copies it into "
+                f"./{WORK_DIR} or --dir")
+    return "missing: this package was built without its lessons"
+
+
+def _sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _files(source):
+    """``{relative path: absolute path}`` of the notebooks in the course folders of ``source``."""
+    return {f"{folder}/{p.name}": p for folder in FOLDERS for p in sorted((Path(source) / folder).glob("*.ipynb"))}
+
+
+def _read_manifest(work):
+    try:
+        data = json.loads((Path(work) / MANIFEST).read_text(encoding="utf-8"))
+        files = data["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+@dataclass
+class Plan:
+    """What :func:`sync` does: relative paths to copy (new), update, keep (changed) or leave (current)."""
+
+    source: Path
+    work: Path
+    copy: list = field(default_factory=list)
+    update: list = field(default_factory=list)
+    keep: list = field(default_factory=list)
+    current: list = field(default_factory=list)
+    hashes: dict = field(default_factory=dict)
+    written: dict = field(default_factory=dict)
+
+    def summary(self):
+        """Lines telling the learner what was (or would be) done; the kept files named."""
+        lines = []
+        if self.copy:
+            lines.append(f"copied {len(self.copy)} notebook{'s' * (len(self.copy) != 1)} into {self.work}")
+        if self.update:
+            lines.append(f"updated {len(self.update)} notebook{'s' * (len(self.update) != 1)} you had not "
+                         f"changed: {', '.join(self.update)}")
+        if self.keep:
+            lines.append(f"kept {len(self.keep)} notebook{'s' * (len(self.keep) != 1)} you changed, not "
+                         f"replaced by this version's: {', '.join(self.keep)} (rename or delete one and run "
+                         "perfcourse lab again to get a fresh copy)")
+        return lines
+
+
+def plan(source, work):
+    """Compare the course in ``source`` with the working folder ``work``; write nothing.
+
+    A file missing from ``work`` is copied; one equal to the source is current; one still equal to
+    what the last copy wrote (by the manifest's hash) is updated; any other is the learner's and kept.
+    """
+    source, work = Path(source), Path(work)
+    if not _holds_course(source):
+        raise FileNotFoundError(f"source must be a course folder holding notebooks/{FIRST.notebook}; "
+                                f"{str(source)!r} is not")
+    if work.exists() and not work.is_dir():
+        raise NotADirectoryError(f"the working folder must be a folder; {str(work)!r} is a file")
+    written = _read_manifest(work)
+    p = Plan(source, work, written=dict(written))
+    for rel, src in _files(source).items():
+        new = p.hashes[rel] = _sha256(src)
+        target = work / rel
+        if not target.is_file():
+            p.copy.append(rel)
+            continue
+        now = _sha256(target)
+        if now == new:
+            p.current.append(rel)
+        elif now == written.get(rel):
+            p.update.append(rel)
+        else:
+            p.keep.append(rel)
+    return p
+
+
+def sync(source, work):
+    """Bring the working folder ``work`` up to date with ``source`` (see :func:`plan`); the :class:`Plan`.
+
+    The manifest records the hash of every file this copy wrote or found current; a kept file
+    keeps the hash written before (if any), so it stays the learner's on the next run too.
+    """
+    p = plan(source, work)
+    for rel in p.copy + p.update:
+        target = p.work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".perfcourse-tmp")
+        tmp.write_bytes((p.source / rel).read_bytes())
+        os.replace(tmp, target)
+    manifest = dict(p.written)
+    manifest.update({rel: p.hashes[rel] for rel in p.copy + p.update + p.current})
+    p.work.mkdir(parents=True, exist_ok=True)
+    tmp = p.work / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps({"about": "hashes of the notebooks perfcourse lab copied here; a file that "
+                                        "differs from its hash is yours and is never replaced",
+                               "files": dict(sorted(manifest.items()))}, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, p.work / MANIFEST)
+    return p

@@ -1,0 +1,94 @@
+"""The course's lessons, in order: the one list the commands, the glossary and the tests read.
+
+Each :class:`Lesson` names its notebook in ``notebooks/`` and, for lessons 01-08, its graded
+exercise in ``exercises/`` (generated from ``solutions/`` by ``perfcourse make-exercises``).
+A notebook's first heading is ``NN · title``; a test checks that this list and the
+``notebooks/`` folder agree.
+
+Examples
+--------
+>>> lesson(3).notebook, lesson(3).exercise
+('03_amdahl.ipynb', '03_amdahl.ipynb')
+>>> lesson(3).heading
+"03 · Amdahl's law: the serial part sets the ceiling"
+>>> lesson(0).exercise is None
+True
+>>> [x.number for x in LESSONS if x.exercise][:3]
+[1, 2, 3]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Lesson", "LESSONS", "FIRST", "lesson", "numbers"]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: its number, slug, title, notebook file name and exercise file name (or None)."""
+
+    number: int
+    slug: str
+    title: str
+    notebook: str
+    exercise: str | None = None
+
+    @property
+    def stem(self):
+        """The notebook's name without ``.ipynb``, e.g. ``03_amdahl``."""
+        return self.notebook.removesuffix(".ipynb")
+
+    @property
+    def heading(self):
+        """The notebook's first heading without the ``#``: ``NN · title``."""
+        return f"{self.number:02d} · {self.title}"
+
+
+def _lesson(number, slug, title, graded):
+    notebook = f"{number:02d}_{slug}.ipynb"
+    return Lesson(number, slug, title, notebook, notebook if graded else None)
+
+
+LESSONS = (
+    _lesson(0, "start_here", "Start here", graded=False),
+    _lesson(1, "latency_throughput", "Latency and throughput", graded=True),
+    _lesson(2, "work_span", "Work and span", graded=True),
+    _lesson(3, "amdahl", "Amdahl's law: the serial part sets the ceiling", graded=True),
+    _lesson(4, "gustafson", "Gustafson's law: strong and weak scaling", graded=True),
+    _lesson(5, "roofline", "The roofline", graded=True),
+    _lesson(6, "littles_law", "Little's law and serving queues", graded=True),
+    _lesson(7, "scaling_efficiency", "Scaling efficiency", graded=True),
+    _lesson(8, "optimization_order", "The order of optimization", graded=True),
+    _lesson(9, "hand_calculations", "Hand calculations", graded=False),
+    _lesson(10, "self_test", "Self-test", graded=False),
+)
+
+FIRST = LESSONS[0]
+
+
+def numbers():
+    """The lesson numbers, in order, e.g. ``(0, 1, ..., 10)``."""
+    return tuple(x.number for x in LESSONS)
+
+
+def lesson(number):
+    """The :class:`Lesson` numbered ``number`` (a whole number such as 3 for ``03_amdahl``).
+
+    Examples
+    --------
+    >>> lesson(5).slug
+    'roofline'
+    >>> lesson(42)
+    Traceback (most recent call last):
+    ...
+    ValueError: no lesson 42; the lessons are numbered 00 to 10
+    """
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise TypeError(f"lesson number must be a whole number from {LESSONS[0].number} to "
+                        f"{LESSONS[-1].number}; got {number!r} of type {type(number).__name__}")
+    for x in LESSONS:
+        if x.number == number:
+            return x
+    raise ValueError(f"no lesson {number:02d}; the lessons are numbered {LESSONS[0].number:02d} to "
+                     f"{LESSONS[-1].number:02d}")

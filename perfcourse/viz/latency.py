@@ -1,0 +1,50 @@
+"""Latency against batch, and throughput against latency, from a batch sweep's timings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._check import real
+from .style import FONT_SMALL, PERCENTILE_STYLES, axes, finish
+
+__all__ = ["plot_latency_by_batch", "plot_latency_throughput"]
+
+
+def _checked_timings(timings):
+    if not isinstance(timings, Mapping) or not timings:
+        raise TypeError(f"timings must be a non-empty mapping batch -> Timing; got {type(timings).__name__}")
+    return sorted(timings)
+
+
+def plot_latency_by_batch(timings, ax=None, *, slo=None, model=None, title=None):
+    """Latency p50/p95/p99 against batch (log-log), with an optional SLO line and model curve.
+
+    ``timings`` maps batch -> Timing (from ``pc.batches.sweep_batches``); ``model`` is
+    ``(label, batches, seconds)``; ``slo`` is in seconds. Returns the axes.
+    """
+    batches = _checked_timings(timings)
+    ax = axes(ax)
+    for q, style in PERCENTILE_STYLES:
+        ax.loglog(batches, [timings[b].percentile(q) * 1e3 for b in batches], style, label=f"p{q} measured")
+    if model is not None:
+        label, xs, ys = model
+        ax.loglog(xs, np.asarray(ys) * 1e3, "k-", lw=1, alpha=0.6, label=label)
+    if slo is not None:
+        ax.axhline(real("slo", slo, low=0, low_open=True) * 1e3, color="tab:red", lw=1, label="SLO")
+    return finish(ax, xlabel="batch b [rows per call]", ylabel="latency per call [ms]", title=title)
+
+
+def plot_latency_throughput(timings, ax=None, *, q=50, title=None):
+    """Throughput (rows/s at the q-th percentile latency) against that latency, one point per batch."""
+    batches = _checked_timings(timings)
+    q = real("q", q, low=0, high=100)
+    ax = axes(ax)
+    lat = np.array([timings[b].percentile(q) for b in batches])
+    thr = np.array(batches) / lat
+    ax.loglog(lat * 1e3, thr, "o-")
+    for b, x, y in zip(batches, lat * 1e3, thr, strict=True):
+        ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=FONT_SMALL - 1)
+    return finish(ax, xlabel=f"latency per call, p{q:g} [ms]", ylabel="throughput [rows/s]", title=title,
+                  legend=False)
