@@ -46,4 +46,5 @@ class build_py_with_course(build_py):
         return outputs
 
 
-setup(cmdclass={"build_py": build_py_with_course})
+if __name__ == "__main__":   # the build runs this file as a script; importing it does nothing
+    setup(cmdclass={"build_py": build_py_with_course})

@@ -42,6 +42,7 @@ ALIASES = {
     # viz and teach
     "viz": "viz", "widgets": "teach.widgets", "selftest": "teach.selftest", "quiz": "teach.quiz",
     "practice": "teach.practice", "glossary": "teach.glossary", "lessons": "teach.lessons",
+    "predictions": "teach.predictions",
     # the layers themselves, and the one place units are formatted
     "models": "models", "measure": "measure", "labs": "labs", "teach": "teach", "grading": "grading",
     "units": "units",

@@ -28,7 +28,7 @@ elapsed() { echo $(( $(date +%s) - start )); }
 } > "$out/environment.txt" 2>&1
 
 cd "$root"
-timeout 300 "$py" -m perfcourse.gpucheck --out "$out" 2>&1 | tee "$out/gpu-check.console.log"
+timeout 300 "$py" -m perfcourse gpu-check --out "$out" 2>&1 | tee "$out/gpu-check.console.log"
 check_rc=${PIPESTATUS[0]}
 echo "gpu-check finished with exit code $check_rc after $(elapsed) s"
 

@@ -26,6 +26,7 @@ COMMANDS = {
     "glossary": ("perfcourse.cli.glossary", "look up a term in English or Chinese"),
     "site": ("perfcourse.cli.site", "render every lesson to a static HTML site"),
     "present": ("perfcourse.cli.present", "show one lesson's widgets with Voila, code hidden"),
+    "predictions": ("perfcourse.cli.predictions", "your guesses across the course beside the models', and your trend"),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from . import CommandError
 
@@ -16,6 +17,8 @@ def run(args):
     from ..measure import backend, hardware
     from ..measure.bench import report
 
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise CommandError(f"--json {args.json}: its folder does not exist", code=2)
     b = backend.get()
     print(f"perfcourse bench: {b.describe()}")
     sheet = hardware.device_datasheet(b)

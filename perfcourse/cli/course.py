@@ -11,7 +11,7 @@ the checkout itself; otherwise it copies the packaged course into a working fold
 (``./perfcourse-course`` by default) with :func:`sync` and opens that. The copy never
 overwrites a file the learner has changed: the working folder keeps a manifest of the hash
 of every file it wrote, a file still equal to what was written is updated, and a changed
-file is kept and reported.
+file is kept (and named, when this version of the course brings a newer copy of it).
 """
 
 from __future__ import annotations
@@ -110,13 +110,19 @@ def _read_manifest(work):
 
 @dataclass
 class Plan:
-    """What :func:`sync` does: relative paths to copy (new), update, keep (changed) or leave (current)."""
+    """What :func:`sync` does with each relative path.
+
+    ``copy``: missing, written; ``update``: unchanged since written, replaced by a newer copy; ``keep``:
+    changed (or not written by perfcourse) while a different copy is on offer, kept and named; ``yours``:
+    changed by the learner, with no newer copy on offer, left alone; ``current``: equal to the source.
+    """
 
     source: Path
     work: Path
     copy: list = field(default_factory=list)
     update: list = field(default_factory=list)
     keep: list = field(default_factory=list)
+    yours: list = field(default_factory=list)
     current: list = field(default_factory=list)
     hashes: dict = field(default_factory=dict)
     written: dict = field(default_factory=dict)
@@ -140,7 +146,8 @@ def plan(source, work):
     """Compare the course in ``source`` with the working folder ``work``; write nothing.
 
     A file missing from ``work`` is copied; one equal to the source is current; one still equal to
-    what the last copy wrote (by the manifest's hash) is updated; any other is the learner's and kept.
+    what the last copy wrote (by the manifest's hash) is updated; any other is the learner's and is
+    never written: ``yours`` when the source still holds what was written, else ``keep`` (named).
     """
     source, work = Path(source), Path(work)
     if not _holds_course(source):
@@ -161,6 +168,8 @@ def plan(source, work):
             p.current.append(rel)
         elif now == written.get(rel):
             p.update.append(rel)
+        elif written.get(rel) == new:
+            p.yours.append(rel)
         else:
             p.keep.append(rel)
     return p

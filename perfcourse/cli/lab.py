@@ -58,8 +58,9 @@ def _copy(source, root, dry_run):
     try:
         if dry_run:
             p = course.plan(source, root)
+            kept = f": {', '.join(p.keep)}" if p.keep else ""
             print(f"dry run: would copy {len(p.copy)} and update {len(p.update)} notebooks into {root}, keeping "
-                  f"{len(p.keep)} you changed")
+                  f"{len(p.keep)} you changed that this version would replace{kept}")
             return
         p = course.sync(source, root)
     except (OSError, ValueError) as err:
@@ -80,6 +81,7 @@ def run(args):
         print(" ".join(cmd))
         return 0
     if no_browser:
-        print("No screen found: JupyterLab will print a URL with a token below. Open it in a browser (forward "
-              f"the port if this is a remote machine); the course opens at {START}.", flush=True)
+        print(f"{'No screen found: ' if headless() else ''}JupyterLab will print a URL with a token below. Open "
+              f"it in a browser (forward the port if this is a remote machine); the course opens at {START}.",
+              flush=True)
     return serve(cmd, cwd=root)

@@ -146,11 +146,15 @@ def add_arguments(parser):
 def run(args):
     try:
         nbdir = Path(args.notebooks) if args.notebooks else course.lessons_dir()
-        written = render(nbdir, args.out, execute=args.execute)
+        lesson_paths(nbdir)
+    except FileNotFoundError as err:
+        raise CommandError(str(err)) from None
     except ValueError as err:
         raise CommandError(str(err), code=2) from None
+    try:
+        written = render(nbdir, args.out, execute=args.execute)
     except OSError as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(f"cannot write the site to {args.out}: {err}") from None
     n = len(written) - 1
     print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}")
     return 0

@@ -77,7 +77,7 @@ def grade_notebook(shown, path, *, timeout_s, memory_bytes, seed, part_timeout_s
 
     try:
         nb = nbformat.read(path, as_version=4)
-    except Exception as err:  # an unreadable file is the submission's problem, not the grader's
+    except Exception as err:  # noqa: BLE001 - an unreadable file is the submission's problem, not the grader's
         nb, unreadable = nbformat.v4.new_notebook(), f"the notebook could not be read ({type(err).__name__})"
     else:
         unreadable = None
@@ -124,7 +124,7 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
                 i = futures[future]
                 try:
                     records[i] = future.result()
-                except Exception as err:
+                except Exception as err:  # noqa: BLE001 - one notebook's failure must not stop the class
                     errors.append(f"{found[i][0]}: the grader failed: {type(err).__name__}: {err}")
                     records[i] = skipped(found[i][0], "the grader failed on this notebook")
                 bar.update(1)

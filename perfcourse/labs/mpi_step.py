@@ -175,7 +175,7 @@ def _pick_device(local_rank):
 
         if cupy.cuda.is_available():
             cupy.cuda.Device(local_rank % cupy.cuda.runtime.getDeviceCount()).use()
-    except Exception:  # no CuPy or no usable GPU: the backend falls back to NumPy and says why
+    except Exception:  # noqa: BLE001 - no CuPy or no usable GPU: the backend falls back to NumPy and says why
         return
 
 

@@ -101,7 +101,7 @@ def _work(service, requests, max_batch, max_wait, t0, stop, records, errors):
             finish = time.perf_counter() - t0
             records.extend((i, arrived, start, finish, k, len(batch)) for i, arrived in batch)
             k += 1
-    except BaseException as err:  # handed to the caller's thread, which re-raises it
+    except BaseException as err:  # noqa: BLE001 - handed to the caller's thread, which re-raises it
         errors.append(err)
         stop.set()
 

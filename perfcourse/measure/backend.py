@@ -172,14 +172,14 @@ def _probe_cupy():
         if err.name == "cupy":
             return None, "CuPy not installed"
         return None, f"CuPy installed but it failed to import: {type(err).__name__}: {err}"
-    except Exception as err:  # a broken install raises other errors at import
+    except Exception as err:  # noqa: BLE001 - a broken install raises other errors at import
         return None, f"CuPy installed but it failed to import: {type(err).__name__}: {err}"
     try:
         if not cupy.cuda.is_available():
             cupy.cuda.runtime.getDeviceCount()  # raises with the driver's own explanation
             return None, "CuPy installed but no usable GPU: no CUDA device found"
         cupy.cuda.Device(0).compute_capability  # noqa: B018 - a real device call
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - any driver error means no usable GPU; its text says why
         return None, f"CuPy installed but no usable GPU: {type(err).__name__}: {err}"
     return cupy, ""
 

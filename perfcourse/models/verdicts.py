@@ -11,7 +11,40 @@ import numpy as np
 from .._check import real
 from . import laws
 
-__all__ = ["speedup_outcome", "speedup_verdict", "amdahl_line", "compare_line"]
+__all__ = ["CLOSE_RATIO", "is_close", "closeness", "speedup_outcome", "speedup_verdict", "amdahl_line",
+           "compare_line"]
+
+# The course's one meaning of "close": two positive numbers whose ratio lies within 1/1.25 and 1.25
+# (0.8x to 1.25x). Lesson 00 introduces it; every verdict uses it.
+CLOSE_RATIO = 1.25
+
+
+def is_close(value, reference, band=CLOSE_RATIO):
+    """True when ``value / reference`` lies in ``[1/band, band]`` (both > 0).
+
+    Examples
+    --------
+    >>> is_close(1.2, 1.0), is_close(0.79, 1.0), is_close(2.0, 1.0, band=2)
+    (True, False, True)
+    """
+    v = real("value", value, low=0, low_open=True)
+    r = real("reference", reference, low=0, low_open=True)
+    band = real("band", band, low=1)
+    return 1 / band <= v / r <= band
+
+
+def closeness(ratio, band=CLOSE_RATIO):
+    """Words for a ratio predicted/measured: ``"close (within 1.25x)"``, ``"2x too high"``, ``"3x too low"``.
+
+    Examples
+    --------
+    >>> closeness(1.1), closeness(2.0), closeness(0.25)
+    ('close (within 1.25x)', '2x too high', '4x too low')
+    """
+    ratio = real("ratio", ratio, low=0, low_open=True)
+    if is_close(ratio, 1.0, band):
+        return f"close (within {band:g}x)"
+    return f"{ratio:.3g}x too high" if ratio > 1 else f"{1 / ratio:.3g}x too low"
 
 
 def speedup_outcome(measured, predicted, *, tolerance=0.15):

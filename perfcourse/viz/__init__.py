@@ -12,11 +12,12 @@ Examples
 'arithmetic intensity [FLOP/byte]'
 """
 
+from .calibration import plot_calibration
 from .dag import draw_dag
 from .latency import plot_latency_by_batch, plot_latency_throughput
 from .profile import plot_breakdowns
 from .roofline import plot_roofline
 from .timeline import draw_timeline
 
-__all__ = ["draw_dag", "draw_timeline", "plot_breakdowns", "plot_latency_by_batch", "plot_latency_throughput",
-           "plot_roofline"]
+__all__ = ["draw_dag", "draw_timeline", "plot_breakdowns", "plot_calibration", "plot_latency_by_batch",
+           "plot_latency_throughput", "plot_roofline"]

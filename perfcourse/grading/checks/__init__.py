@@ -108,7 +108,7 @@ def _score_part(index, p, namespace, seed, part_timeout):
         return 0.0, "not implemented"
     except PartTimeout:
         return 0.0, f"took longer than {part_timeout:g} s on the test inputs (endless loop?)"
-    except (Exception, SystemExit) as err:  # the learner's code failed, not the grader
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - the learner's code failed, not the grader
         return 0.0, f"raised {type(err).__name__}: {short(str(err), 200)}"
     if not isinstance(points, numbers.Real) or max_points != p.points:
         raise RuntimeError(f"check {p.title!r} returned {points!r}/{max_points!r}; expected up to {p.points}")
