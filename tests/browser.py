@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -53,18 +54,72 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for_http(url, proc, timeout=60):
+# Every wait below is long enough for a loaded 2-core machine: a slow run costs time, never a failure.
+SERVER_START_S = 240
+PAGE_TIMEOUT_MS = 180_000
+
+
+def wait_for_http(url, proc, timeout=SERVER_START_S, *, any_status=False):
+    """Poll ``url`` until it answers 200 (any HTTP status with ``any_status``); fail if ``proc`` exits first.
+
+    Each request gets 10 s: a slow answer is waited for, not piled up behind new requests.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"server exited early with code {proc.returncode}")
         try:
-            with urllib.request.urlopen(url, timeout=2) as r:
+            with urllib.request.urlopen(url, timeout=10) as r:
                 if r.status == 200:
                     return
+        except urllib.error.HTTPError as err:
+            if any_status:
+                return
+            err.close()
         except OSError:
-            time.sleep(0.3)
+            pass
+        time.sleep(0.5)
     raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+def answers_http(port, timeout=5):
+    """True when something on 127.0.0.1:``port`` answers an HTTP request (any status)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=timeout):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
+
+
+def stays_local(url):
+    """True for a URL that cannot leave this machine: a file, inline data, or a loopback server."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("file", "data", "blob", "about") or (
+        parts.scheme in ("http", "https", "ws", "wss") and parts.hostname in ("127.0.0.1", "localhost", "::1"))
+
+
+@contextlib.contextmanager
+def network_blocked(page):
+    """Abort every request of ``page`` that would leave this machine; yield the list of aborted URLs."""
+    aborted = []
+
+    def handle(route):
+        url = route.request.url
+        if stays_local(url):
+            route.continue_()
+        else:
+            aborted.append(url)
+            route.abort("internetdisconnected")
+
+    page.context.route("**/*", handle)
+    try:
+        yield aborted
+    finally:
+        page.context.unroute("**/*", handle)
 
 
 def _lab_settings(folder):
@@ -80,8 +135,11 @@ def _lab_settings(folder):
 
 
 @contextlib.contextmanager
-def server(cmd, url_path, *, cwd, token=None, timeout=90):
-    """Start a Jupyter-family server on a free loopback port; yield its base URL; always stop it."""
+def server(cmd, url_path, *, cwd, token=None, timeout=SERVER_START_S, any_status=False):
+    """Start a Jupyter-family server on a free loopback port; yield its base URL; always stop it.
+
+    ``url_path`` is polled until it answers (see :func:`wait_for_http`); it must be cheap to serve.
+    """
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, JUPYTER_CONFIG_DIR=f"{tmp}/config", JUPYTER_RUNTIME_DIR=f"{tmp}/runtime",
@@ -94,7 +152,7 @@ def server(cmd, url_path, *, cwd, token=None, timeout=90):
                                 start_new_session=True)
         base = f"http://127.0.0.1:{port}"
         try:
-            wait_for_http(f"{base}{url_path.format(token=token or '')}", proc, timeout)
+            wait_for_http(f"{base}{url_path.format(token=token or '')}", proc, timeout, any_status=any_status)
             yield base
         except Exception:
             log.flush()
@@ -128,7 +186,8 @@ def chromium_page():
                                                         viewport={"width": 1400, "height": 1000})
         try:
             page = browser.pages[0] if browser.pages else browser.new_page()
-            page.set_default_timeout(60_000)
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.set_default_navigation_timeout(PAGE_TIMEOUT_MS)
             yield page
         finally:
             browser.close()

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import time
 
+import nbformat
 import pytest
 
-from perfcourse import laws
-from perfcourse.cli.site import render
+from perfcourse import cli, laws
+from perfcourse.teach.lessons import LESSONS
 
-from .browser import ROOT, chromium_page, jupyterlab, need_browser, screenshot, server
+from .browser import PAGE_TIMEOUT_MS, ROOT, chromium_page, jupyterlab, need_browser, network_blocked, screenshot, server
 
 pytestmark = pytest.mark.browser
 NOTEBOOKS = ROOT / "notebooks"
@@ -32,25 +33,53 @@ def lab(page):
 
 
 def open_and_run_all(page, base, name):
+    """Open a lesson, clear its stored outputs, run every cell and wait until each has run."""
     page.goto(f"{base}/lab/tree/{name}?token=perfcourse-test-token")
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="attached")
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(state="attached")
+    expected = code_cells(NOTEBOOKS / name)
+    # without this the stored execution counts ([1]:, [2]:...) would look like a finished run
+    page.get_by_role("menuitem", name="Edit", exact=True).click()
+    page.get_by_text("Clear Outputs of All Cells", exact=True).click()
+    page.wait_for_function(f"() => {{ const p = [...document.querySelectorAll({PROMPTS!r})]; "
+                           f"return p.length === {expected} && p.every(e => !/\\d/.test(e.textContent)); }}")
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
-    wait_until_run(page)
+    wait_until_run(page, expected)
 
 
-def wait_until_run(page, timeout=150):
-    """Wait until no cell of the open notebook is queued or running ([*])."""
-    deadline = time.monotonic() + timeout
-    time.sleep(1.0)
+PROMPTS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt"
+
+
+def code_cells(path):
+    return sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+
+
+def wait_until_run(page, expected, timeout=600, stalled_s=30):
+    """Wait until each of the ``expected`` code cells of the open notebook shows its execution count.
+
+    A run that stopped (an error ends Run All: no cell queued or running, some never run) fails at once,
+    with the first error shown; a slow one is waited for up to ``timeout`` seconds.
+    """
+    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
     while time.monotonic() < deadline:
-        prompts = page.eval_on_selector_all(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt",
-                                            "els => els.map(e => e.textContent)")
-        if prompts and not any("*" in p for p in prompts):
+        prompts = page.eval_on_selector_all(PROMPTS, "els => els.map(e => e.textContent)")
+        done = sum(bool(re.search(r"\[\d+\]", p)) for p in prompts)
+        if len(prompts) == expected and done == expected:
             return
+        if prompts != last:
+            last, since = prompts, time.monotonic()
+        elif done and not any("*" in p for p in prompts) and time.monotonic() - since > stalled_s:
+            raise AssertionError(f"Run All stopped after {done} of {expected} cells: {_first_error(page)}")
         time.sleep(0.5)
-    raise TimeoutError("the notebook did not finish running all cells")
+    raise TimeoutError(f"the notebook did not finish running its {expected} code cells in {timeout} s; "
+                       f"prompts {last}; {_first_error(page)}")
+
+
+def _first_error(page):
+    errors = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
+                          "[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
+    return f"first error output: {errors[0][-1500:]!r}" if errors else "no error output"
 
 
 def amdahl_state(box):
@@ -74,7 +103,7 @@ def test_amdahl_slider_redraws_with_the_law(lab):
     handle.focus()
     for _ in range(5):
         handle.press("ArrowRight")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while amdahl_state(box)[0] == s0 and time.monotonic() < deadline:
         time.sleep(0.3)
     screenshot(page, "amdahl-after-slider")
@@ -98,27 +127,67 @@ def test_present_shows_widgets_without_code(page):
     from perfcourse.cli.present import find_lesson, voila_command
 
     cmd = voila_command(find_lesson(3, NOTEBOOKS), port="{port}", no_browser=True)
-    with server(cmd, "/", cwd=NOTEBOOKS, timeout=180) as base:
-        page.goto(base, timeout=180_000)
+    # a static path tells that Voila listens; "/" would run the whole notebook for each poll
+    with server(cmd, "/voila/static/ready-check", cwd=NOTEBOOKS, any_status=True) as base:
+        page.goto(base, wait_until="commit")
         slider = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="serial")).first
-        slider.wait_for(state="visible", timeout=180_000)
+        slider.wait_for(state="visible", timeout=2 * PAGE_TIMEOUT_MS)
         screenshot(page, "present-amdahl")
         assert page.locator(".jp-InputArea-editor").count() == 0, "Voila showed source code"
         assert "amdahl_speedup(" not in page.content().split("<body", 1)[1].split("widget-state", 1)[0]
 
 
-def test_static_site_index_links_to_lessons(page, tmp_path):
-    written = render(NOTEBOOKS, tmp_path)
-    assert written[0].name == "index.html" and len(written) == 1 + len(list(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
-    page.goto(written[0].as_uri())
-    links = page.locator("ol a")
-    assert links.count() == len(written) - 1
-    first_title = links.nth(1).inner_text()
-    links.nth(1).click()
-    page.wait_for_load_state()
-    assert page.url.endswith(written[2].name)
-    assert first_title in page.locator("h1").first.inner_text()
-    assert page.locator("img").count() >= 1, "the lesson page shows no figure"
-    assert page.locator("nav.pc-nav a", has_text="All lessons").count() == 1
-    assert page.get_by_text("Interactive figure, shown at its starting values").count() >= 1
-    screenshot(page, "site-lesson")
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    """The site as `perfcourse site` writes it (once for the module)."""
+    out = tmp_path_factory.mktemp("site") / "html"
+    assert cli.main(["site", "--out", str(out)]) == 0
+    return out
+
+
+def inline_formulas(lesson):
+    """The ``$...$`` formulas in a lesson's markdown, as written."""
+    nb = nbformat.read(NOTEBOOKS / lesson.notebook, as_version=4)
+    return [m for c in nb.cells if c.cell_type == "markdown"
+            for m in re.findall(r"(?<![$\\])\$[^$\s][^$\n]*?(?<!\s)\$(?!\$)", c.source)]
+
+
+def test_static_site_index_links_to_lessons(page, built_site):
+    with network_blocked(page) as aborted:
+        page.goto((built_site / "index.html").as_uri())
+        links = page.locator("ol a")
+        assert links.count() == len(LESSONS)
+        first_title = links.nth(1).inner_text()
+        links.nth(1).click()
+        page.wait_for_load_state()
+        assert page.url.endswith(f"{LESSONS[1].stem}.html")
+        assert first_title in page.locator("h1").first.inner_text()
+        assert page.locator("nav.pc-nav a", has_text="All lessons").count() == 1
+    assert not aborted, f"the site asked the network for {aborted}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)
+def test_static_site_page_renders_offline(page, built_site, lesson):
+    """Every page with the network blocked: formulas typeset, widget snapshots and figures shown."""
+    with network_blocked(page) as aborted:
+        page.goto((built_site / f"{lesson.stem}.html").as_uri())
+        page.locator("html[data-mathjax='typeset']").wait_for(state="attached")
+        math = page.locator("script[type^='math/tex']").count()
+        frames = page.locator("span.MathJax[id$='-Frame']").count()
+        text = "\n".join(page.locator(".jp-RenderedMarkdown").all_inner_texts())
+        images = page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+        snapshots = page.get_by_text("Interactive figure, shown at its starting values").count()
+    assert not aborted, f"{lesson.stem}.html asked the network for {aborted}"
+    formulas = inline_formulas(lesson)
+    if formulas:
+        assert math >= len(set(formulas)) and frames == math, f"{frames} of {math} formulas typeset"
+        left = [f for f in formulas if f in text]
+        assert not left, f"formulas shown untypeset: {left[:5]}"
+    assert page.locator(".MathJax_Error, .noError, .merror").count() == 0, "a formula failed to typeset"
+    stored = (NOTEBOOKS / lesson.notebook).read_text(encoding="utf-8")
+    assert all(images) and bool(images) == ('"image/png"' in stored), \
+        f"{images.count(False)} of {len(images)} figures did not load"
+    views = '"application/vnd.jupyter.widget-view+json"' in stored
+    assert (snapshots >= 1) == views, "a widget's snapshot is missing or one appeared without a widget"
+    if lesson.number == 7:
+        screenshot(page, "site-lesson-offline")

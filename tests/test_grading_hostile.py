@@ -2,16 +2,24 @@
 
 Every submission is the lesson-06 solution with one change, in a folder per student. The
 change goes into the cell that defines ``replicas_needed`` (part A) unless said otherwise, so
-part A must score 0 with the reason while parts B and C keep their points.
+part A must score 0 with the reason while parts B and C keep their points. (The attacks on
+the grader itself are in ``test_grading_attacks``.) These run in the sandbox: the module is
+skipped where bubblewrap is missing, unless ``PERFCOURSE_REQUIRE_BWRAP=1``.
 """
 
 import copy
+import os
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from perfcourse.grading.grade import grade
+from perfcourse.grading.sandbox import bwrap_path
+
+if bwrap_path() is None and os.environ.get("PERFCOURSE_REQUIRE_BWRAP") != "1":
+    pytest.skip("bubblewrap (bwrap) is not installed: hostile notebooks would not be contained",
+                allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "06_littles_law.ipynb"

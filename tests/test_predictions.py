@@ -81,7 +81,7 @@ def test_calibration_keeps_the_latest_guess_of_a_repeated_prediction():
 
 def test_a_worse_second_half_is_reported_as_such():
     entries = [_entry(f"0{i}-k", g, 1.0, 1.0, i) for i, g in enumerate([1.0, 1.0, 4.0, 4.0], start=1)]
-    assert "not better" in predictions.calibration(entries).summary()
+    assert "did not get better" in predictions.calibration(entries).summary()
 
 
 def test_close_is_one_definition():

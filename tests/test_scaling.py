@@ -111,12 +111,12 @@ def test_speedup_outcome_covers_every_case_around_the_prediction():
     assert verdicts.speedup_outcome(1.55, 1.6) == "close"
     assert verdicts.speedup_outcome(0.46, 1.65) == "slower"
     assert verdicts.speedup_outcome(1.2, 1.65) == "short"
-    assert verdicts.speedup_outcome(2.0, 1.6) == "above"
+    assert verdicts.speedup_outcome(2.1, 1.6) == "above"
     # a prediction below 1x that comes true is "close", not "slower"
     assert verdicts.speedup_outcome(0.7, 0.72) == "close"
-    # the tolerance is relative to the prediction
-    assert verdicts.speedup_outcome(1.3, 1.6, tolerance=0.25) == "close"
-    assert verdicts.speedup_outcome(1.3, 1.6, tolerance=0.1) == "short"
+    # the band is a ratio to the prediction
+    assert verdicts.speedup_outcome(1.3, 1.6, band=1.25) == "close"
+    assert verdicts.speedup_outcome(1.3, 1.6, band=1.1) == "short"
 
 
 def test_speedup_verdict_says_what_was_measured():
@@ -127,7 +127,7 @@ def test_speedup_verdict_says_what_was_measured():
     assert "no faster than one" in verdicts.speedup_verdict(0.97, 1.65, 2)
     assert verdicts.speedup_verdict(1.3, 1.65, 2).endswith(": faster than one worker, well short of the model")
     assert verdicts.speedup_verdict(1.02, 1.65, 2).endswith(": barely faster than one worker, well short of the model")
-    assert "better than the model" in verdicts.speedup_verdict(2.0, 1.65, 2)
+    assert "better than the model" in verdicts.speedup_verdict(2.1, 1.65, 2)
 
 
 def test_speedup_verdict_validates_inputs():
@@ -135,8 +135,8 @@ def test_speedup_verdict_validates_inputs():
         verdicts.speedup_outcome(0.0, 1.5)
     with pytest.raises(TypeError, match="predicted must be a single speedup"):
         verdicts.speedup_outcome(1.0, [1.5, 1.6])
-    with pytest.raises(ValueError, match="tolerance must be"):
-        verdicts.speedup_outcome(1.0, 1.5, tolerance=1.0)
+    with pytest.raises(ValueError, match="band must be"):
+        verdicts.speedup_outcome(1.0, 1.5, band=0.5)
     with pytest.raises(ValueError, match="n must be"):
         verdicts.speedup_verdict(1.0, 1.5, 1)
 

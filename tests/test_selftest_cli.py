@@ -30,8 +30,40 @@ def test_check_choices(capsys):
         selftest.check("lecture-throughput-vs-p99", "z")
     with pytest.raises(ValueError, match="no self-test question"):
         selftest.check("nope", 1)
-    with pytest.raises(TypeError, match="answer"):
+    with pytest.raises(ValueError, match=r"answer to lecture-ex3-little must be a number \(unit: requests\); "
+                       "got 'ten'"):
         selftest.check("lecture-ex3-little", "ten")
+    with pytest.raises(TypeError, match="answer to lecture-ex3-little must be one number"):
+        selftest.check("lecture-ex3-little", [10, 11])
+
+
+def test_check_reads_a_number_written_as_a_string(capsys):
+    assert selftest.check("lecture-amdahl-1pct", "100")
+    assert "Right." in capsys.readouterr().out
+    assert selftest.check("lecture-amdahl-1pct", " 1e2 ", quiet=True)
+    assert not selftest.check("lecture-amdahl-1pct", "50", quiet=True)
+    with pytest.raises(ValueError, match="finite"):
+        selftest.check("lecture-amdahl-1pct", "nan")
+    assert selftest.score({"lecture-amdahl-1pct": "100", "lecture-ex3-little": "ten"}) == (1, 2)
+    assert "could not read: lecture-ex3-little (answer to lecture-ex3-little must be a number" in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("qid, hint", [
+    ("l03-limit-5pc", "did you mean l03-limit-5pct?"),                   # a typo: the close id
+    ("amdahl-1pct", "did you mean lecture-amdahl-1pct?"),                # a part of an id
+    ("l03-speedup", "the l03- questions are l03-limit-5pct, "),          # nothing close in l03-: its ids, not
+                                                                         # l00-p99-speedup from another lesson
+    ("nope", "question ids start with one of l00-, "),                   # nothing at all: where to look
+])
+def test_unknown_question_ids_suggest_related_ones(qid, hint):
+    with pytest.raises(ValueError) as err:
+        selftest.get(qid)
+    message = str(err.value)
+    assert message.startswith(f"no self-test question {qid!r}; {hint}"), message
+    if qid == "l03-speedup":
+        ids = message.split("are ", 1)[1].split(", ")
+        assert ids == [k for k in selftest.bank() if k.startswith("l03-")]
 
 
 def test_answer_returns_reference(capsys):
@@ -85,6 +117,9 @@ def test_lab_dry_run_with_dir_plans_a_copy(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, code, message", [
     (["present", "42", "--dry-run"], 2, "perfcourse present: no lesson 42"),
+    (["present", "99"], 2, "perfcourse present: no lesson 99; the lessons are numbered 00 to 10"),
+    (["present", "11"], 2, "perfcourse present: no lesson 11; the lessons are numbered 00 to 10"),
+    (["present", "-1"], 2, "perfcourse present: no lesson -1; the lessons are numbered 00 to 10"),
     (["glossary", "zzzz"], 1, "perfcourse glossary: No glossary term matches 'zzzz'"),
     (["site", "--notebooks", "/nonexistent-folder", "--out", "x"], 2, "perfcourse site: nbdir must be a folder"),
     (["make-exercises", "--solutions", "/nonexistent-folder"], 2, "perfcourse make-exercises: solutions must be"),

@@ -169,6 +169,84 @@ def test_continuous_batching_matches_step_by_step_reference():
     np.testing.assert_allclose(tr.finish, finish, rtol=1e-9)
 
 
+def _token_times_reference(a, prompt, out, step, m, budget):
+    """Step by step, the time of every token of every request (the first one ends its prefill step)."""
+    n, clock, i = len(a), 0.0, 0
+    times, left = [[] for _ in range(n)], {}
+    while i < n or left:
+        if not left and a[i] > clock:
+            clock = a[i]
+        tokens, joined = len(left), []
+        while i < n and a[i] <= clock and len(left) + len(joined) < m and tokens + prompt[i] <= budget:
+            tokens += prompt[i]
+            joined.append(i)
+            i += 1
+        for r in joined:
+            left[r] = out[r]
+        clock += step(tokens)
+        for r in list(left):
+            times[r].append(clock)
+            left[r] -= 1
+            if left[r] == 0:
+                del left[r]
+    return times
+
+
+def test_inter_token_latency_is_every_gap_between_tokens():
+    rng = np.random.default_rng(11)
+    n = 300
+    a = np.cumsum(rng.exponential(0.05, n))
+    prompt, out = rng.integers(1, 400, n), rng.integers(1, 50, n)
+    tr = q.simulate("continuous", a, q.affine(0.01, 2e-5), prompt_tokens=prompt, output_tokens=out, max_batch=8,
+                    token_budget=600)
+    times = _token_times_reference(a, prompt, out, lambda k: 0.01 + 2e-5 * k, 8, 600)
+    gaps = np.concatenate([np.diff(t) for t in times])
+    assert tr.itl.size == gaps.size == int((out - 1).sum())
+    np.testing.assert_allclose(np.sort(tr.itl), np.sort(gaps), rtol=1e-9)
+    worst = np.array([np.diff(t).max() if len(t) > 1 else np.nan for t in times])
+    np.testing.assert_allclose(tr.max_itl, worst, rtol=1e-9)
+    assert np.isnan(tr.max_itl[out == 1]).all()
+    # TPOT is the mean of a request's gaps, so it never exceeds its longest one
+    many = out > 1
+    assert np.all(tr.tpot[many] <= tr.max_itl[many] * (1 + 1e-12))
+    assert set(tr.percentiles("itl", qs=(50, 99.9))) == {"p50", "p99.9"}
+    assert "max_itl" in tr.to_records().dtype.names
+    with pytest.raises(ValueError, match="continuous batching"):
+        q.fcfs([0.0], 1.0).itl  # noqa: B018
+
+
+def test_a_large_token_budget_stalls_running_answers_on_prefill_bursts():
+    """Lesson 06's burst workload: past what the bursts need, a larger budget only adds stalls."""
+    reqs = q.token_requests(3000, 8.0, burst=8, seed=1)
+    step = q.affine(0.008, 4e-5)
+    run = {b: q.simulate("continuous", reqs.arrival, step, max_batch=64, token_budget=b, **reqs.options())
+           for b in (1024, 2048, 16384)}
+    small, enough, large = run[1024], run[2048], run[16384]
+
+    def p(tr, of, k="p99"):
+        return tr.percentiles(of)[k]
+
+    assert p(small, "ttft") > 10 * p(enough, "ttft")              # too small: prompts queue
+    assert large.token_throughput() == pytest.approx(enough.token_throughput(), rel=0.01)   # nothing bought
+    assert p(large, "max_itl") > 3 * p(enough, "max_itl")         # every running answer pauses far longer
+    assert p(large, "itl") > 1.5 * p(enough, "itl")
+    assert p(large, "ttft", "p50") > p(enough, "ttft", "p50") and p(large, "ttft") > p(enough, "ttft")
+    assert p(large, "tpot") < p(enough, "tpot")                   # while the per-request mean even improves
+
+
+def test_token_requests_are_seeded_bursts():
+    r = q.token_requests(20, 4.0, burst=8, prompt=(10, 12), answer_mean=5, seed=3)
+    assert len(r) == 20 and len(np.unique(r.arrival)) == 3 and np.all(np.diff(r.arrival) >= 0)
+    assert r.prompt_tokens.min() >= 10 and r.prompt_tokens.max() <= 12 and r.output_tokens.min() >= 1
+    again = q.token_requests(20, 4.0, burst=8, prompt=(10, 12), answer_mean=5, seed=3)
+    np.testing.assert_array_equal(r.arrival, again.arrival)
+    assert len(np.unique(q.token_requests(50, 4.0, seed=0).arrival)) == 50
+    with pytest.raises(ValueError, match="prompt"):
+        q.token_requests(10, 1.0, prompt=(100, 10))
+    with pytest.raises(ValueError, match="rate"):
+        q.token_requests(10, 0.0)
+
+
 def test_continuous_batching_sanity():
     rng = np.random.default_rng(8)
     n = 3000

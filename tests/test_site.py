@@ -1,6 +1,7 @@
 """The static site and the presenter, without a browser."""
 
 import html
+import re
 from pathlib import Path
 
 import nbformat
@@ -104,4 +105,63 @@ def test_site_command(tmp_path, capsys, monkeypatch):
     assert f"wrote {len(LESSONS)} lesson pages and an index to {tmp_path / 'out' / 'index.html'}" in \
         capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        ["index.html"] + [f"{x.stem}.html" for x in LESSONS])
+        ["index.html", site.MATHJAX_DIR] + [f"{x.stem}.html" for x in LESSONS])
+
+
+def test_site_folder_must_be_new_or_empty_unless_forced(tmp_path, capsys, monkeypatch):
+    for lesson in LESSONS:
+        _lesson(tmp_path, lesson)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("mine")
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", "a-file"]) == 2
+    err = capsys.readouterr().err
+    assert err == "perfcourse site: the site's folder 'a-file' is a file; name a new or empty folder\n"
+    assert (tmp_path / "a-file").read_text() == "mine"
+
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "index.html").write_text("my own page")
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", "used"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perfcourse site: the site's folder 'used' is not empty (it holds index.html); ") and \
+        "--force" in err and err.count("\n") == 1
+    assert (tmp_path / "used" / "index.html").read_text() == "my own page"
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", "used", "--force"]) == 0
+    assert "perfcourse" in (tmp_path / "used" / "index.html").read_text()
+
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", "empty"]) == 0
+    with pytest.raises(ValueError, match=r"not empty \(it holds 00_start_here.html, 01_latency_throughput.html, "
+                       r"02_work_span.html and \d+ more\)"):
+        site.check_out(tmp_path / "empty")
+    with pytest.raises(TypeError, match="out must be a folder's path"):
+        site.check_out(None)
+
+
+def test_pages_load_nothing_from_the_network(tmp_path):
+    src = tmp_path / "nb"
+    src.mkdir()
+    nb = _lesson(src, LESSONS[0], [nbformat.v4.new_markdown_cell(r"Amdahl: $S = \frac{1}{s + (1-s)/N}$")])
+    nb.cells.append(_widget_cell(nb))
+    nbformat.write(nb, src / LESSONS[0].notebook)
+    written = site.render(src, tmp_path / "out", lessons=LESSONS[:1])
+    page = written[1].read_text(encoding="utf-8")
+    loaded = re.findall(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["']([^"']+)""", page)
+    assert loaded and not [u for u in loaded if re.match(r"(https?:)?//", u)], loaded
+    assert 'src="mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"' in page
+    assert "require.js" not in page and "mermaid" not in page and site.WIDGET_STATE not in page
+    assert r"\frac{1}{s + (1-s)/N}" in page and "serial s = 0.1" in page
+    mathjax = tmp_path / "out" / site.MATHJAX_DIR
+    assert (mathjax / "MathJax.js").is_file() and (mathjax / "config" / "TeX-AMS-MML_HTMLorMML-full.js").is_file()
+    assert list((mathjax / "fonts" / "HTML-CSS" / "STIX-Web" / "woff").glob("*.woff"))
+
+
+def test_missing_mathjax_is_reported(tmp_path, monkeypatch, capsys):
+    for lesson in LESSONS:
+        _lesson(tmp_path, lesson)
+    monkeypatch.setattr(site.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="jupyter-server-mathjax"):
+        site.mathjax_source()
+    assert cli.main(["site", "--notebooks", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("perfcourse site: the static site needs MathJax's files") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

@@ -1,9 +1,14 @@
 """The ``perfcourse`` command: one sub-command per module of this package, imported only when used.
 
-Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``. An expected
-failure raises :class:`CommandError`, which ``main`` prints as one line,
-``perfcourse <command>: <reason>``, on stderr before exiting non-zero (2 for a usage error,
-1 for any other failure); it never shows a traceback for one.
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``. The error policy,
+kept here for every command:
+
+- an expected failure raises :class:`CommandError`; ``main`` prints it as one line,
+  ``perfcourse <command>: <reason>``, on stderr and exits 2 for a usage error, 1 for any other;
+- a wrong argument is a usage error too: one line naming the argument, exit 2;
+- anything else is a bug: ``main`` prints the traceback and a line asking to report it, exit 1;
+- ``--debug`` (before or after the command) or ``PERFCOURSE_DEBUG=1`` adds the traceback to an
+  expected failure as well.
 """
 
 from __future__ import annotations
@@ -12,8 +17,13 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 
-__all__ = ["COMMANDS", "CommandError", "build_parser", "main"]
+__all__ = ["COMMANDS", "CommandError", "DEBUG_ENV", "REPORT", "build_parser", "main"]
+
+DEBUG_ENV = "PERFCOURSE_DEBUG"
+REPORT = ("this is a bug in perfcourse; please report it with the command you ran and the traceback above "
+          "to the course's issue tracker")
 
 # name -> (module that defines add_arguments(parser) and run(args) -> int, one-line help)
 COMMANDS = {
@@ -38,16 +48,26 @@ class CommandError(Exception):
         self.code = code
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line: ``perfcourse <command>: <what is wrong>``."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser(command=None):
     """The argument parser; only ``command``'s module is imported (to add its arguments)."""
-    parser = argparse.ArgumentParser(
-        prog="perfcourse",
-        description="Fundamentals of GPU and parallel performance: predict, then measure.")
+    parser = _Parser(prog="perfcourse",
+                     description="Fundamentals of GPU and parallel performance: predict, then measure.")
     parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--debug", action="store_true", help=f"show the traceback of any failure (or set "
+                        f"{DEBUG_ENV}=1)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, helptext) in COMMANDS.items():
         p = sub.add_parser(name, help=helptext, description=helptext)
         p.set_defaults(_module=module)
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the traceback of any failure")
         if name == command:
             importlib.import_module(module).add_arguments(p)
     return parser
@@ -59,26 +79,49 @@ def _version():
     return __version__
 
 
+def _debugging(args):
+    return bool(getattr(args, "debug", False)) or os.environ.get(DEBUG_ENV, "").strip() not in ("", "0")
+
+
+def _command_name(argv):
+    """The command named in ``argv``: its first word that is not an option."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv=None):
     """Run ``perfcourse`` with ``argv`` (default: the command line); the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
+    command = _command_name(argv)
     parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
+    return _run(args, _debugging(args))
+
+
+def _run(args, debug):
+    """Run the parsed command under the error policy (see the module's docstring); the exit status."""
+    where = f"perfcourse {args.command}"
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
     except CommandError as err:
-        print(f"perfcourse {args.command}: {err}", file=sys.stderr)
+        if debug:  # also the failure behind it, which `raise ... from None` hides
+            if err.__suppress_context__ and err.__context__ is not None:
+                traceback.print_exception(err.__context__, file=sys.stderr)
+            traceback.print_exception(err, file=sys.stderr)
+        print(f"{where}: {err}", file=sys.stderr)
         return err.code
     except KeyboardInterrupt:
-        print(f"perfcourse {args.command}: interrupted", file=sys.stderr)
+        print(f"{where}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as err:  # noqa: BLE001 - the last resort: a bug, shown with its traceback
+        traceback.print_exception(err, file=sys.stderr)
+        print(f"{where}: {type(err).__name__}: {err}; {REPORT}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -13,13 +13,28 @@ def add_arguments(parser):
     parser.add_argument("--json", metavar="FILE", help="also write the measured figures to FILE as JSON")
 
 
+def chosen_backend():
+    """The backend ``PERFCOURSE_BACKEND`` asks for; a :class:`CommandError` when it cannot be had.
+
+    A value other than numpy or cupy is a usage error (exit 2); CuPy forced where it cannot run, a failure.
+    """
+    from ..measure import backend
+
+    try:
+        return backend.get(refresh=True)
+    except ValueError as err:
+        raise CommandError(str(err), code=2) from err
+    except RuntimeError as err:
+        raise CommandError(str(err)) from err
+
+
 def run(args):
-    from ..measure import backend, hardware
+    from ..measure import hardware
     from ..measure.bench import report
 
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise CommandError(f"--json {args.json}: its folder does not exist", code=2)
-    b = backend.get()
+    b = chosen_backend()
     print(f"perfcourse bench: {b.describe()}")
     sheet = hardware.device_datasheet(b)
     if not b.on_gpu:

@@ -1,4 +1,10 @@
-"""``perfcourse doctor``: what this machine brings to the course, and where the lessons are."""
+"""``perfcourse doctor``: what this machine brings to the course, and where the lessons are.
+
+The whole report is always printed, a wrong set-up included: a finding that stops the course
+(a ``PERFCOURSE_BACKEND`` that cannot be honoured, a package without its lessons) is one line
+of the report marked ``PROBLEM``, and after the report ``doctor`` names the problems in one
+line on stderr and exits 1.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +15,59 @@ import sys
 
 from ..measure import backend
 from ..measure.backend import cpu_model
-from . import course
+from . import CommandError, course
 
 PACKAGES = ("perfcourse", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "tqdm", "cupy-cuda12x",
-            "cupy-cuda13x", "nbval", "pytest")
+            "cupy-cuda13x", "nbval", "pytest", "voila", "jupyter-server-mathjax")
+PROBLEM = "PROBLEM: "
 
 
-def report():
-    """Lines of ``name: value`` describing Python, packages, backend, CPU and the course's lessons."""
-    lines = [f"python: {sys.version.split()[0]} ({sys.executable})",
-             f"platform: {platform.platform()}"]
+def _packages():
+    lines = []
     for name in PACKAGES:
         try:
             lines.append(f"{name}: {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             if not name.startswith("cupy"):
                 lines.append(f"{name}: not installed")
-    lines.append(f"backend: {backend.describe()}")
-    lines.append(f"cpu: {cpu_model()}, {os.cpu_count()} logical cores")
-    lines.append(f"lessons: {course.describe()}")
     return lines
+
+
+def _backend():
+    """``(line, problem or None)``: the backend chosen and why, or why the setting cannot be honoured."""
+    try:
+        return f"backend: {backend.get(refresh=True).describe()}", None
+    except (ValueError, RuntimeError) as err:
+        return f"backend: {PROBLEM}{err}", str(err)
+
+
+def _lessons():
+    where = course.describe()
+    if course.checkout_root() or course.packaged_root():
+        return f"lessons: {where}", None
+    return f"lessons: {PROBLEM}{where}", f"lessons {where}"
+
+
+def examine():
+    """``(lines, problems)``: the report's ``name: value`` lines and the fatal findings among them."""
+    lines = [f"python: {sys.version.split()[0]} ({sys.executable})", f"platform: {platform.platform()}"]
+    lines += _packages()
+    problems = []
+    setting = os.environ.get(backend.ENV_VAR)
+    lines.append(f"{backend.ENV_VAR}: {'not set (CuPy on a usable GPU, else NumPy)' if setting is None else setting}")
+    backend_line, problem = _backend()
+    lines.append(backend_line)
+    problems += [problem] if problem else []
+    lines.append(f"cpu: {cpu_model()}, {os.cpu_count()} logical cores")
+    lessons_line, problem = _lessons()
+    lines.append(lessons_line)
+    problems += [problem] if problem else []
+    return lines, problems
+
+
+def report():
+    """Lines of ``name: value`` describing Python, packages, backend, CPU and the course's lessons."""
+    return examine()[0]
 
 
 def add_arguments(parser):
@@ -36,5 +75,8 @@ def add_arguments(parser):
 
 
 def run(args):
-    print("\n".join(report()))
+    lines, problems = examine()
+    print("\n".join(lines), flush=True)
+    if problems:
+        raise CommandError(f"{len(problems)} problem{'s' * (len(problems) != 1)} found: {'; '.join(problems)}")
     return 0

@@ -2,10 +2,16 @@
 
 The work is done by :func:`perfcourse.measure.gpucheck.check`. Its GPU tests are those of the
 course repository's ``tests/`` folder: in an install without a checkout it says so in one line
-and goes on without them. Without a usable GPU it stops at once, non-zero.
+and goes on without them. Without a usable GPU it stops at once, non-zero, saying why and, when
+CuPy is missing, how to install it.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from . import CommandError
+from .bench import chosen_backend
 
 
 def add_arguments(parser):
@@ -15,7 +21,28 @@ def add_arguments(parser):
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not a record)")
 
 
+def require_gpu():
+    """Refuse, with the reason and what to do, unless CuPy can use a GPU here."""
+    from ..measure.backend import ENV_VAR, INSTALL_CUPY, NOT_INSTALLED
+
+    b = chosen_backend()
+    if not b.on_gpu:
+        if b.reason == NOT_INSTALLED:
+            hint = f"; {INSTALL_CUPY}"
+        elif b.reason.startswith(ENV_VAR):
+            hint = f"; unset {ENV_VAR} to let perfcourse find the GPU"
+        else:
+            hint = "; run it on a machine with an NVIDIA GPU that `nvidia-smi` lists"
+        raise CommandError(f"needs a usable NVIDIA GPU with CuPy; none here: {b.reason}{hint}")
+
+
 def run(args):
     from ..measure.gpucheck import check
 
-    return check(args.out, tests=not args.skip_tests, experiments=not args.skip_experiments, quick=args.quick)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise CommandError(f"--out must be a folder; {args.out!r} is a file", code=2)
+    require_gpu()
+    try:
+        return check(args.out, tests=not args.skip_tests, experiments=not args.skip_experiments, quick=args.quick)
+    except OSError as err:
+        raise CommandError(f"cannot write the report to {args.out}: {err}") from err

@@ -1,14 +1,17 @@
 """``perfcourse grade PATH...``: grade submitted exercise notebooks and print a score table.
 
 Exit status: 0 when grading completed, whatever the scores; 1 when the total is below
-``--fail-under``; 2 when the grader itself failed (a path that does not exist, nothing to
-grade, a kernel that would not start). See :mod:`perfcourse.grading.grade`.
+``--fail-under``, or a path is not a notebook, or a notebook cannot be read; 2 when the
+grader itself failed (a path that does not exist, nothing to grade, a gradebook that cannot
+be written, no sandbox, a kernel that would not start). See :mod:`perfcourse.grading.grade`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from . import CommandError
@@ -21,32 +24,92 @@ def add_arguments(parser):
                         help="seconds each notebook may run, all cells together (default 60)")
     parser.add_argument("--memory", type=float, default=2048, metavar="MIB",
                         help="memory each notebook may allocate, MiB (default 2048)")
+    parser.add_argument("--part-timeout", type=float, default=None, metavar="S",
+                        help="seconds each graded part may take on its test inputs (default 10)")
     parser.add_argument("--fail-under", type=float, default=None, metavar="PCT",
                         help="exit 1 when the total score is below PCT percent")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks graded at once (default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random test inputs (default: fresh)")
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="the course folder: relative PATHs are read from it, and it is hidden from the "
+                             "submissions (default: the checkout this perfcourse runs from)")
+    parser.add_argument("--unsafe", action="store_true",
+                        help="grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained")
+
+
+def _gradebook_target(path):
+    """Check before grading that the gradebook can be written; its absolute path."""
+    target = Path(path).absolute()
+    folder = target.parent
+    if not folder.is_dir():
+        raise CommandError(f"cannot write --json {path}: the folder {folder} does not exist", code=2)
+    if target.is_dir():
+        raise CommandError(f"cannot write --json {path}: it is a folder", code=2)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write --json {path}: the folder {folder} is not writable", code=2)
+    return target
+
+
+def _write_atomically(target, book):
+    """Write the gradebook to a temporary file beside ``target``, then rename it into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(book, indent=2, ensure_ascii=True) + "\n")
+        os.replace(tmp, target)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise CommandError(f"cannot write --json {target}: {err.strerror or err}", code=2) from None
+
+
+def _course_root(root):
+    if root is not None:
+        if not Path(root).is_dir():
+            raise CommandError(f"--root must be a folder; {root!r} is not", code=2)
+        return Path(root)
+    from .course import checkout_root
+
+    return checkout_root()
+
+
+def _final_status(book, fail_under):
+    from ..grading.report import clean, percent
+
+    if book["errors"]:
+        raise CommandError("grader failures above", code=2)
+    if not book["submissions"]:
+        where = ", ".join(book["empty"]) or "the given paths"
+        raise CommandError(f"no notebooks (*.ipynb) in {where}", code=2)
+    if book["failures"]:
+        more = f" (and {len(book['failures']) - 1} more, listed above)" if len(book["failures"]) > 1 else ""
+        raise CommandError(clean(book["failures"][0], 300) + more)
+    if fail_under is not None and percent(book["points"], book["max_points"]) < fail_under:
+        raise CommandError(f"total {book['percent']:.1f}% is below --fail-under {fail_under:g}%")
+    return 0
 
 
 def run(args):
+    from ..grading.checks import PART_TIMEOUT_S
     from ..grading.grade import grade
-    from ..grading.report import percent, table
+    from ..grading.report import clean, table
+    from ..grading.sandbox import SandboxError
 
+    target = _gradebook_target(args.json) if args.json else None
+    root = _course_root(args.root)
+    paths = [p if args.root is None or Path(p).is_absolute() else str(Path(args.root) / p) for p in args.paths]
     try:
-        book = grade(args.paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs)
-    except (ValueError, TypeError) as err:
-        raise CommandError(str(err), code=2) from None
-    print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook")
-    print(table(book["submissions"]))
-    if args.json:
-        try:
-            Path(args.json).write_text(json.dumps(book, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        except OSError as err:
-            raise CommandError(f"cannot write --json {args.json}: {err.strerror or err}", code=2) from None
-        print(f"wrote {args.json}")
-    for error in book["errors"]:
-        print(error, file=sys.stderr)
-    if book["errors"] or not book["submissions"]:
-        raise CommandError("grader failures above" if book["errors"] else "no notebooks found", code=2)
-    if args.fail_under is not None and percent(book["points"], book["max_points"]) < args.fail_under:
-        raise CommandError(f"total {book['percent']:.1f}% is below --fail-under {args.fail_under:g}%")
-    return 0
+        book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
+                     part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
+                     progress=None, unsafe=args.unsafe,
+                     hide=[p for p in (root, target.parent if target else None) if p is not None])
+    except (ValueError, TypeError, SandboxError) as err:
+        raise CommandError(clean(err, 500), code=2) from None
+    print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook, "
+          f"{'contained (bubblewrap)' if book['contained'] else 'NOT contained (--unsafe)'}")
+    print(table(book["submissions"], book["warnings"]))
+    if target is not None:
+        _write_atomically(target, book)
+        print(f"wrote {clean(args.json)}")
+    for line in book["errors"] + (book["failures"] if len(book["failures"]) > 1 else []):
+        print(clean(line), file=sys.stderr)
+    return _final_status(book, args.fail_under)

@@ -84,4 +84,5 @@ def run(args):
         print(f"{'No screen found: ' if headless() else ''}JupyterLab will print a URL with a token below. Open "
               f"it in a browser (forward the port if this is a remote machine); the course opens at {START}.",
               flush=True)
+    print("Stop JupyterLab with Ctrl-C; its kernels stop with it.", flush=True)
     return serve(cmd, cwd=root)

@@ -1,22 +1,49 @@
 """``perfcourse make-exercises [--check]``: write ``exercises/`` from ``solutions/``, or check it is current.
 
-See :mod:`perfcourse.grading.make` for how an exercise is made from its solution.
+The course is found like the other commands find it: ``--root DIR``, else the checkout this
+``perfcourse`` runs from (an editable install); ``--solutions`` and ``--exercises`` default to
+the folders of that name in it. See :mod:`perfcourse.grading.make` for how an exercise is
+made from its solution.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from . import CommandError
 
 
 def add_arguments(parser):
-    parser.add_argument("--solutions", default="solutions", metavar="DIR",
-                        help="folder of solution notebooks NN_*.ipynb (default: solutions)")
-    parser.add_argument("--exercises", default="exercises", metavar="DIR",
-                        help="folder to write the exercise notebooks to (default: exercises)")
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="the course folder holding solutions/ and exercises/ (default: the checkout this "
+                             "perfcourse runs from)")
+    parser.add_argument("--solutions", default=None, metavar="DIR",
+                        help="folder of solution notebooks NN_*.ipynb (default: ROOT/solutions)")
+    parser.add_argument("--exercises", default=None, metavar="DIR",
+                        help="folder to write the exercise notebooks to (default: ROOT/exercises)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 listing the notebooks that are stale, missing or extra")
+
+
+def _folders(args):
+    """(solutions, exercises) folders from the arguments and the course's root."""
+    if args.root is not None:
+        root = Path(args.root)
+        if not (root / "solutions").is_dir():
+            raise CommandError(f"--root must be a course folder holding solutions/; {args.root!r} is not", code=2)
+    elif args.solutions is None or args.exercises is None:
+        from .course import checkout_root
+
+        root = checkout_root()
+        if root is None:
+            raise CommandError("make-exercises needs the course's repository (its solutions/ folder), and this "
+                               "perfcourse is not installed from one: give --root DIR", code=2)
+    else:
+        root = None
+    solutions = Path(args.solutions) if args.solutions is not None else root / "solutions"
+    exercises = Path(args.exercises) if args.exercises is not None else root / "exercises"
+    return solutions, exercises
 
 
 def run(args):
@@ -24,23 +51,24 @@ def run(args):
 
     from ..grading.make import check, plan, write
 
+    solutions, exercises = _folders(args)
     try:
-        wanted = plan(args.solutions, args.exercises)
+        wanted = plan(solutions, exercises)
     except (ValueError, OSError, nbformat.ValidationError) as err:
         raise CommandError(str(err).splitlines()[0] if str(err) else type(err).__name__, code=2) from None
     if args.check:
-        problems = check(wanted, args.exercises)
+        problems = check(wanted, exercises)
         if problems:
             print("\n".join(problems), file=sys.stderr)
             raise CommandError(f"{len(problems)} exercise notebook{'s' * (len(problems) != 1)} out of date; run "
                                "`perfcourse make-exercises` and delete the extra files")
-        print(f"{args.exercises}: {len(wanted)} exercise notebooks, all current")
+        print(f"{exercises}: {len(wanted)} exercise notebooks, all current")
         return 0
     try:
         written = write(wanted)
     except OSError as err:
-        raise CommandError(f"cannot write {args.exercises}: {err}") from None
-    print(f"{args.exercises}: wrote {written}, {len(wanted) - written} already current")
-    for line in check(wanted, args.exercises):
+        raise CommandError(f"cannot write {exercises}: {err}") from None
+    print(f"{exercises}: wrote {written}, {len(wanted) - written} already current")
+    for line in check(wanted, exercises):
         print(f"warning: {line}; delete it if it is no longer wanted", file=sys.stderr)
     return 0

@@ -1,14 +1,30 @@
-"""Options and helpers shared by the commands that start a local server (``lab``, ``present``)."""
+"""Options and helpers shared by the commands that start a local server (``lab``, ``present``).
+
+:func:`serve` runs the server in a process group (a session) of its own, so that no signal
+meant for the terminal reaches it half-way, and stops it when this command is asked to stop
+(SIGINT, that is Ctrl-C, SIGTERM or SIGHUP): SIGTERM to the whole group, which lets JupyterLab
+and Voila shut their kernels down, then SIGKILL to whatever is left after a grace period,
+kernels included (they run in sessions of their own). No process the server started outlives
+the command.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 
-__all__ = ["add_server_arguments", "port", "headless", "installed", "serve"]
+from . import CommandError
+
+__all__ = ["add_server_arguments", "port", "headless", "installed", "serve", "stop", "STOP_SIGNALS", "GRACE_S"]
+
+STOP_SIGNALS = tuple(  # the requests to stop that a terminal or a service manager sends
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+GRACE_S = 10.0   # how long the server may take to stop its kernels before it is killed
 
 
 def port(text):
@@ -43,15 +59,71 @@ def installed(module):
     return importlib.util.find_spec(module) is not None
 
 
-def serve(cmd, cwd):
-    """Run a server command until it exits; its exit status.
+def serve(cmd, cwd, *, grace=GRACE_S):
+    """Run a server command until it exits or this process is asked to stop; the exit status.
 
-    Ctrl-C reaches the server too, which asks or stops by itself (JupyterLab asks to confirm), so
-    it is not allowed to end this process first and leave the server half stopped.
+    Stopped by SIGINT (Ctrl-C), the status is 0; by SIGTERM or SIGHUP, 128 + the signal's number. A
+    server that exits non-zero by itself is a :class:`CommandError` (its own messages are above).
     """
-    proc = subprocess.Popen(cmd, cwd=cwd, env=dict(os.environ))
-    while True:
-        try:
-            return proc.wait()
-        except KeyboardInterrupt:
-            continue
+    if not isinstance(cmd, (list, tuple)) or not cmd or not all(isinstance(c, str) for c in cmd):
+        raise TypeError(f"cmd must be a non-empty list of strings; got {cmd!r}")
+    received = []
+    previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in STOP_SIGNALS}
+    try:
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env=dict(os.environ), stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        while proc.poll() is None and not received:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.25)
+        if received:
+            stop(proc, grace=grace)
+            return 0 if received[0] == signal.SIGINT else 128 + received[0]
+        stop(proc, grace=grace)       # the server is gone; its kernels may not be
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if proc.returncode:
+        name = cmd[2] if len(cmd) > 2 and cmd[1] == "-m" else os.path.basename(cmd[0])
+        raise CommandError(f"the server ({name}) exited with status {proc.returncode}; its messages are above")
+    return 0
+
+
+def _signal_group(proc, signum):
+    """Send ``signum`` to the process group led by ``proc`` (to ``proc`` alone where there are no groups)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signum)
+        elif proc.poll() is None:
+            proc.terminate() if signum == signal.SIGTERM else proc.kill()
+
+
+def _descendants(pid):
+    """The processes below ``pid`` (children, their children...), as ``psutil.Process`` objects."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def stop(proc, *, grace=GRACE_S):
+    """Stop the server ``proc`` (started in a session of its own) and every process below it.
+
+    SIGTERM to its process group, ``grace`` seconds for a clean shutdown, then SIGKILL to the group
+    and to any process below it that is still there (kernels run in sessions of their own).
+    """
+    import psutil
+
+    below = _descendants(proc.pid)
+    _signal_group(proc, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _signal_group(proc, signal.SIGKILL)
+        proc.wait()
+    _, alive = psutil.wait_procs(below, timeout=grace)
+    for p in alive:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    psutil.wait_procs(alive, timeout=grace)

@@ -6,12 +6,19 @@ first views show without a kernel); nothing is run unless ``--execute`` is given
 between lessons point at the rendered pages, every page gets previous/next links, and
 ``index.html`` lists the lessons in order. The notebooks are read where they are: the
 checkout, or the copy packaged with perfcourse.
+
+The site needs no network: formulas are typeset by a copy of MathJax 2 written beside the
+pages (``mathjax/``, the files the ``jupyter-server-mathjax`` package ships, with their
+STIX web fonts), and the pages load no require.js, widget manager or diagram library from a
+CDN. The folder written to must be new or empty, unless ``--force`` is given.
 """
 
 from __future__ import annotations
 
 import html
+import importlib.util
 import re
+import shutil
 from pathlib import Path
 
 from ..teach.lessons import LESSONS
@@ -20,6 +27,64 @@ from . import CommandError, course
 _NB_LINK = re.compile(r'href="(\d\d_[a-z0-9_]+)\.ipynb"')
 STYLE = ("<style>.pc-nav{font:15px system-ui,sans-serif;padding:8px 16px;background:#eef2f7;"
          "display:flex;gap:24px}.pc-nav a{text-decoration:none}</style>")
+
+
+MATHJAX_DIR = "mathjax"
+# The lab template with nothing fetched from the network: no require.js, no widget manager, no
+# diagram library, and MathJax from the copy beside the pages. The ``End`` hook marks the page
+# (``<html data-mathjax="typeset">``) once every formula is typeset.
+TEMPLATE = r"""{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_js_mathjax -%}
+<script>
+window.MathJax = {
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
+               linebreaks: {automatic: true}},
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  tex2jax: {inlineMath: [["$", "$"], ["\\(", "\\)"]], displayMath: [["$$", "$$"], ["\\[", "\\]"]],
+            processEscapes: true, processEnvironments: true},
+  displayAlign: "center",
+  messageStyle: "none",
+  AuthorInit: function () {
+    MathJax.Hub.Register.StartupHook("End", function () {
+      document.documentElement.setAttribute("data-mathjax", "typeset");
+    });
+  }
+};
+</script>
+<script src="MATHJAX_DIR/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"></script>
+{%- endblock html_head_js_mathjax -%}
+""".replace("MATHJAX_DIR", MATHJAX_DIR)
+
+
+def mathjax_source():
+    """The folder of MathJax's files that the ``jupyter-server-mathjax`` package ships.
+
+    Raises ``FileNotFoundError`` (saying how to install it) when the package is missing.
+    """
+    spec = importlib.util.find_spec("jupyter_server_mathjax")
+    folder = Path(spec.origin).parent / "static" if spec and spec.origin else None
+    if folder is None or not (folder / "MathJax.js").is_file():
+        raise FileNotFoundError("the static site needs MathJax's files from the jupyter-server-mathjax package; "
+                                "install it with  python -m pip install jupyter-server-mathjax")
+    return folder
+
+
+def check_out(out, *, force=False):
+    """Refuse a site folder ``out`` that is a file, or that holds anything unless ``force``; ``out`` as a Path."""
+    if not isinstance(out, (str, Path)) or not str(out):
+        raise TypeError(f"out must be a folder's path; got {out!r}")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"the site's folder {str(out)!r} is a file; name a new or empty folder")
+    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if held and not force:
+        shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+        raise ValueError(f"the site's folder {str(out)!r} is not empty (it holds {shown}); name a new or empty "
+                         "folder, or add --force to write the site over what is there")
+    return out
 
 
 def lesson_paths(nbdir, lessons=LESSONS):
@@ -78,6 +143,7 @@ def static_widgets(nb):
             kept.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
             kept.extend(nbformat.from_dict(o) for o in inner)
         cell.outputs = kept
+    nb.metadata.pop("widgets", None)    # every view is a snapshot now: no widget manager to load
     return nb
 
 
@@ -106,13 +172,25 @@ def _index(entries):
             f"</p><ol start='0'>\n{items}\n</ol></body></html>")
 
 
-def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS):
-    """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first."""
-    import nbformat
+def _exporter():
+    import jinja2
     from nbconvert import HTMLExporter
 
+    return HTMLExporter(template_name="lab", template_file="perfcourse_site.html.j2",
+                        extra_loaders=[jinja2.DictLoader({"perfcourse_site.html.j2": TEMPLATE})])
+
+
+def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=False):
+    """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first.
+
+    ``out`` must be a new or empty folder unless ``force`` (see :func:`check_out`); MathJax is copied into
+    ``out/mathjax`` so that the pages need no network.
+    """
+    import nbformat
+
     paths = lesson_paths(nbdir, lessons)
-    out = Path(out)
+    out = check_out(out, force=force)
+    mathjax = mathjax_source()
     out.mkdir(parents=True, exist_ok=True)
     notebooks = [nbformat.read(p, as_version=4) for p in paths]
     if execute:
@@ -122,7 +200,8 @@ def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS):
             NotebookClient(nb, timeout=timeout, kernel_name="python3",
                            resources={"metadata": {"path": str(p.parent)}}).execute()
     entries = [(x.stem, x.heading) for x in lessons]
-    exporter = HTMLExporter(template_name="lab")
+    exporter = _exporter()
+    shutil.copytree(mathjax, out / MATHJAX_DIR, dirs_exist_ok=True)
     written = [out / "index.html"]
     written[0].write_text(_index(entries), encoding="utf-8")
     for i, nb in enumerate(notebooks):
@@ -141,18 +220,22 @@ def add_arguments(parser):
                         help="folder of lesson notebooks (default: the course's, checkout or packaged)")
     parser.add_argument("--execute", action="store_true", help="run every notebook first instead of using "
                         "the outputs stored in it")
+    parser.add_argument("--force", action="store_true", help="write into --out even though it is not empty "
+                        "(the site's pages and mathjax/ are replaced; nothing else is removed)")
 
 
 def run(args):
     try:
         nbdir = Path(args.notebooks) if args.notebooks else course.lessons_dir()
         lesson_paths(nbdir)
+        check_out(args.out, force=args.force)
+        mathjax_source()
     except FileNotFoundError as err:
         raise CommandError(str(err)) from None
     except ValueError as err:
         raise CommandError(str(err), code=2) from None
     try:
-        written = render(nbdir, args.out, execute=args.execute)
+        written = render(nbdir, args.out, execute=args.execute, force=args.force)
     except OSError as err:
         raise CommandError(f"cannot write the site to {args.out}: {err}") from None
     n = len(written) - 1

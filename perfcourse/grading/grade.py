@@ -1,137 +1,153 @@
-"""``perfcourse grade``: run submitted exercise notebooks and their checks, print a score table.
+"""``perfcourse grade``: grade submitted exercise notebooks; the gradebook.
 
-Give notebooks or folders (a folder per student works; folders are searched recursively).
-Each notebook runs in a fresh kernel on a temporary copy, so the submission itself is never
-changed, with a time limit, a memory limit and an output limit (see
-:mod:`perfcourse.grading.kernel`). A notebook that fails scores 0 on the parts it affects,
-with the reason, and grading goes on.
+Give notebooks or folders (a folder per learner works; folders are searched recursively,
+links are not followed, and each learner gets one notebook graded per exercise; see
+:mod:`perfcourse.grading.collect`). Every notebook is read before anything runs, and never
+written. Each runs in its own sandboxed kernel (:mod:`perfcourse.grading.sandbox`) and is
+checked from this process (:mod:`perfcourse.grading.session`). A notebook that fails scores
+0 on the parts it affects, with the reason, and grading goes on.
 
-Exit status: 0 when grading completed, whatever the scores; 1 when the total is below
-``--fail-under``; 2 when the grader itself failed (a path that does not exist, nothing to
-grade, a kernel that would not start).
-
-This is a teaching tool, not a security sandbox: a notebook can do anything the user
-running the grader can. Grade untrusted work in a container or under a separate account.
+Without bubblewrap the grader refuses to run submissions unless ``unsafe=True``; the
+gradebook then says that nothing was contained.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from pathlib import Path
 
 from .. import __version__
 from .._check import positive_int, real
-from .checks import PART_TIMEOUT_S, exercises
-from .report import gradebook, score, skipped
+from .checks import PART_TIMEOUT_S, parts
+from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook
+from .report import clean, gradebook, score, skipped
 
-__all__ = ["find_notebooks", "exercise_of", "grade_notebook", "grade"]
+__all__ = ["UNSAFE_WARNING", "find_notebooks", "exercise_of", "grade"]
+
+UNSAFE_WARNING = ("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
+                  "sandbox); their scores cannot be trusted and they could reach this machine's files")
 
 
-def find_notebooks(paths):
-    """``(shown name, path)`` for each notebook in ``paths``: files as given, folders searched.
+def _zero(exercise, reason):
+    return {"parts": [{"part": p.title, "points": 0.0, "max_points": p.points, "feedback": reason}
+                      for p in parts(exercise)], "problems": [reason]}
 
-    Checkpoint copies (``.ipynb_checkpoints``) are left out. The shown name is the path as
-    given on the command line joined with the notebook's place inside a folder.
+
+def _load(entries):
+    """Read every notebook: (notebooks to run, finished records by index, failure lines).
+
+    A notebook to run is ``(entry, exercise, (index, notebook, text), count)``.
     """
-    found = []
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            for nb in sorted(path.rglob("*.ipynb")):
-                if ".ipynb_checkpoints" not in nb.parts:
-                    found.append((str(Path(given) / nb.relative_to(path)), nb))
-        elif path.is_file():
-            found.append((str(given), path))
+    records, failures, candidates = {}, [], []
+    for i, entry in enumerate(entries):
+        if entry.note:
+            records[i] = skipped(entry.shown, entry.note)
+            failures += [f"{entry.shown} {entry.note}"] if entry.failure else []
+            continue
+        try:
+            nb, text = read_notebook(entry.path)
+        except Unreadable as err:
+            reason = f"the notebook could not be read: it {err}"
+            failures.append(f"{entry.shown}: {reason}")
+            exercise = exercise_of({}, entry.path)
+            records[i] = (_record(entry.shown, exercise, _zero(exercise, reason)) if exercise
+                          else skipped(entry.shown, reason))
+            continue
+        exercise = exercise_of(nb, entry.path)
+        if exercise is None:
+            records[i] = skipped(entry.shown, "not a perfcourse exercise (no metadata perfcourse.exercise, no NN_ "
+                                              "file name)")
         else:
-            raise ValueError(f"PATH must be a notebook or a folder of notebooks; {given!r} does not exist")
-    return found
+            candidates.append((entry, exercise, (i, nb, text)))
+    chosen, passed = choose(candidates)
+    for entry, exercise, (i, _, _), winner in passed:
+        records[i] = skipped(entry.shown, f"another notebook of this learner for {exercise} was graded instead: "
+                                          f"{winner.shown} (one notebook per exercise per learner)")
+    return chosen, records, failures
 
 
-def exercise_of(nb, path):
-    """The exercise id of a notebook: ``metadata.perfcourse.exercise``, else its ``NN_`` file name.
-
-    Examples
-    --------
-    >>> exercise_of({"metadata": {}}, Path("alice/03_amdahl.ipynb"))
-    'ex03'
-    >>> exercise_of({"metadata": {"perfcourse": {"exercise": "ex05"}}}, Path("x.ipynb"))
-    'ex05'
-    >>> exercise_of({"metadata": {}}, Path("notes.ipynb")) is None
-    True
-    """
-    meta = nb.get("metadata", {}).get("perfcourse", {})
-    wanted = meta.get("exercise") if isinstance(meta, dict) else None
-    if wanted is None:
-        match = re.match(r"^(\d\d)_", Path(path).name)
-        wanted = f"ex{match.group(1)}" if match else None
-    return wanted if wanted in exercises() else None
+def _record(shown, exercise, outcome, seconds=0.0):
+    points = sum(p["points"] for p in outcome["parts"])
+    return {"submission": clean(shown), "exercise": exercise, "points": points,
+            "max_points": sum(p["max_points"] for p in outcome["parts"]), "parts": outcome["parts"],
+            "problems": [clean(p) for p in outcome["problems"]], "seconds": round(seconds, 3)}
 
 
-def grade_notebook(shown, path, *, timeout_s, memory_bytes, seed, part_timeout_s=PART_TIMEOUT_S):
-    """Grade one notebook; the submission's record for the gradebook."""
-    import nbformat  # imported here, with the kernel machinery, so that `perfcourse --help` stays quick
+def _grade_one(sandbox, entry, exercise, nb, text, count, options):
+    from .session import run_submission
 
-    from .kernel import NotebookRun, run_notebook
-
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as err:  # noqa: BLE001 - an unreadable file is the submission's problem, not the grader's
-        nb, unreadable = nbformat.v4.new_notebook(), f"the notebook could not be read ({type(err).__name__})"
-    else:
-        unreadable = None
-    exercise = exercise_of(nb, path)
-    if exercise is None:
-        return skipped(shown, unreadable or "not a perfcourse exercise (no metadata perfcourse.exercise, "
-                                            "no NN_ file name)")
-    if unreadable:
-        run = NotebookRun(fatal=unreadable)
-    else:
-        run = run_notebook(path, nb, exercise, timeout_s=timeout_s, memory_bytes=memory_bytes, seed=seed,
-                           part_timeout=part_timeout_s)
-    parts = score(exercise, [c.source for c in nb.cells if c.cell_type == "code"], run)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    run = run_submission(sandbox, entry.path.name, text, sources, exercise, **options)
     problems = [f.describe() for f in run.failures] + ([run.fatal] if run.fatal else [])
-    return {"submission": shown, "exercise": exercise, "points": sum(p["points"] for p in parts),
-            "max_points": sum(p["max_points"] for p in parts), "parts": parts, "problems": problems,
-            "seconds": round(run.seconds, 3)}
+    if count > 1:
+        problems.append(f"chosen among {count} notebooks of this learner for {exercise}; the others were not graded")
+    return _record(entry.shown, exercise, {"parts": score(exercise, sources, run), "problems": problems},
+                   run.seconds)
+
+
+def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
+    """Grade the chosen notebooks, ``jobs`` at a time; grader failures as lines. Every kernel is dead after."""
+    from tqdm.auto import tqdm
+
+    from .sandbox import Sandbox
+
+    errors = []
+    if not chosen:
+        return errors
+    sandbox = Sandbox(unsafe=unsafe, hide=hide)
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool, \
+                tqdm(total=len(chosen), desc="grading", unit="notebook",
+                     disable=None if progress is None else not progress) as bar:
+            futures = {pool.submit(_grade_one, sandbox, entry, exercise, nb, text, count, options): (i, entry)
+                       for entry, exercise, (i, nb, text), count in chosen}
+            try:
+                for future in as_completed(futures):
+                    i, entry = futures[future]
+                    try:
+                        records[i] = future.result()
+                    except Exception as err:  # noqa: BLE001 - one notebook's failure must not stop the class
+                        errors.append(clean(f"{entry.shown}: the grader failed: {type(err).__name__}: {err}"))
+                        records[i] = skipped(entry.shown, "the grader failed on this notebook")
+                    bar.update(1)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                sandbox.kill_all(stop=True)
+                raise
+    finally:
+        sandbox.kill_all(stop=True)
+        sandbox.close()
+    return errors
 
 
 def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_timeout_s=PART_TIMEOUT_S,
-          progress=True):
+          progress=True, unsafe=False, hide=()):
     """Grade every notebook in ``paths``; the gradebook as a dict (see :func:`report.gradebook`).
 
-    A grader failure on one notebook (for example a kernel that would not start) is recorded
-    under ``"errors"`` and the others are still graded.
+    ``progress``: show a progress bar (None: only on a terminal). ``hide``: more folders the
+    submissions must not see (the course's own folder). Raises
+    ``ValueError`` for a path that does not exist, and
+    :class:`perfcourse.grading.sandbox.SandboxError` when the sandbox cannot be set up (no
+    bubblewrap and not ``unsafe``). A grader failure on one notebook (a kernel that would not
+    start) is recorded under ``"errors"`` and the others are still graded; unreadable
+    notebooks and paths that are not notebooks are listed under ``"failures"``.
     """
+    if isinstance(paths, (str, bytes)) or not all(isinstance(p, (str, bytes)) or hasattr(p, "__fspath__")
+                                                   for p in paths):
+        raise TypeError("paths must be a list of notebook or folder paths")
     timeout_s = real("timeout_s", timeout_s, low=0, low_open=True)
     memory_mb = real("memory_mb", memory_mb, low=64)
     jobs = positive_int("jobs", jobs)
     seed = secrets.randbits(32) if seed is None else positive_int("seed", seed, low=0)
-    found = find_notebooks(paths)
     part_timeout_s = real("part_timeout_s", part_timeout_s, low=0, low_open=True)
+    entries, empty = find_notebooks(paths)
+    chosen, records, failures = _load(entries)
     options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
-               "part_timeout_s": part_timeout_s}
-    from tqdm.auto import tqdm
-
-    records, errors = [None] * len(found), []
-    with ThreadPoolExecutor(max_workers=jobs) as pool, \
-            tqdm(total=len(found), desc="grading", unit="notebook", disable=not progress) as bar:
-        futures = {pool.submit(grade_notebook, shown, path, **options): i
-                   for i, (shown, path) in enumerate(found)}
-        try:
-            for future in as_completed(futures):
-                i = futures[future]
-                try:
-                    records[i] = future.result()
-                except Exception as err:  # noqa: BLE001 - one notebook's failure must not stop the class
-                    errors.append(f"{found[i][0]}: the grader failed: {type(err).__name__}: {err}")
-                    records[i] = skipped(found[i][0], "the grader failed on this notebook")
-                bar.update(1)
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)   # notebooks already running finish or time out
-            raise
-    book = gradebook(records, perfcourse=__version__, seed=seed, timeout_s=timeout_s,
-                     memory_limit_mb=memory_mb, part_timeout_s=part_timeout_s)
-    book["errors"] = errors
+               "part_timeout": part_timeout_s}
+    errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
+    book = gradebook([records[i] for i in sorted(records)], perfcourse=__version__, seed=seed,
+                     timeout_s=timeout_s, memory_limit_mb=memory_mb, part_timeout_s=part_timeout_s,
+                     contained=not unsafe)
+    book.update(errors=errors, failures=[clean(f) for f in failures], empty=[clean(e) for e in empty],
+                warnings=[UNSAFE_WARNING] if unsafe else [])
     return book

@@ -1,253 +1,208 @@
-"""Run one submitted notebook in a fresh kernel, with limits, then its checks in that kernel.
+"""The grader's side of one kernel: start it, run a notebook in it, call its functions, kill it.
 
-The notebook runs on a copy in a new temporary folder (its working directory), under a
-time limit for the whole notebook, an address-space limit (``RLIMIT_AS``, set by a
-first cell the grader adds) and an output limit per cell. Cells that raise keep the
-notebook going, like "run all, ignoring errors"; a cell that floods the output is
-interrupted; a notebook that runs out of time or kills its kernel is stopped. Then one
-last cell, added by the grader, runs the exercise's checks against the kernel's
-``globals()`` and publishes the result as display data carrying a fresh random token.
-
-None of this is a security sandbox: the notebook runs as the user running the grader.
+A kernel is the runner (:mod:`perfcourse.grading.runner`) in a sandbox
+(:mod:`perfcourse.grading.sandbox`), spoken to in JSON lines over its standard input and
+output. Everything it sends is untrusted: the grader reads at most
+:data:`MAX_MESSAGE_BYTES` per message before decoding it, never waits past a deadline,
+accepts only the expected message with the expected fields and types, and reads values
+only in the plain-data forms of :mod:`perfcourse.grading.wire`. A kernel that sends
+anything else, runs out of time or dies is killed, with everything it started.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
+import itertools
 import os
-import secrets
+import select
 import subprocess
-import tempfile
 import time
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-import nbformat
-from ipykernel.kernelspec import get_kernel_dict
-from jupyter_client.kernelspec import KernelSpec
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from . import wire
+from .checks import CallFailed, PartTimeout
+from .sandbox import kill
 
-from .checks import MIME, PART_TIMEOUT_S, parts
+__all__ = ["MAX_MESSAGE_BYTES", "START_TIMEOUT_S", "ENDED", "KernelLost", "KernelStartError", "CellReport",
+           "Kernel"]
 
-MAX_OUTPUT_BYTES = 1 << 20
-KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "MPLBACKEND": "Agg", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+MAX_MESSAGE_BYTES = 1 << 20
+START_TIMEOUT_S = 60.0
+ENDED = "the kernel ended"
 
-PREAMBLE = """\
-def _perfcourse_limit_memory(extra):
-    try:
-        import resource
-        with open("/proc/self/statm") as f:
-            now = int(f.read().split()[0]) * resource.getpagesize()
-        resource.setrlimit(resource.RLIMIT_AS, (now + extra, now + extra))
-    except (ImportError, OSError, ValueError):
-        print("perfcourse grade: no memory limit on this platform")
-_perfcourse_limit_memory({extra})
-del _perfcourse_limit_memory
-"""
 
-CHECKS = """\
-import sys as _perfcourse_sys
-for _m in [m for m in _perfcourse_sys.modules if m == "perfcourse" or m.startswith("perfcourse.")]:
-    del _perfcourse_sys.modules[_m]
-import perfcourse.grading.checks as _perfcourse_checks
-_perfcourse_checks.report({exercise!r}, globals(), seed={seed}, token={token!r}, part_timeout={part_timeout!r})
-"""
+class KernelLost(Exception):
+    """The kernel died, ran out of time or broke the protocol; ``why`` says which, ``timeout`` if time."""
+
+    def __init__(self, why, *, timeout=False):
+        super().__init__(why)
+        self.why, self.timeout = why, timeout
+
+
+class KernelStartError(RuntimeError):
+    """A kernel did not start: a problem of the grader's set-up, not of the submission."""
 
 
 @dataclass
-class CellFailure:
-    """A cell of the submission that did not run cleanly."""
+class CellReport:
+    """What one code cell did, as the kernel reported it."""
 
-    cell: int          # 1-based number among the notebook's code cells
-    source: str
-    reason: str
-
-    def describe(self):
-        first = next((line.strip() for line in self.source.splitlines() if line.strip()), "")
-        first = first if len(first) <= 40 else first[:37] + "..."
-        return f"code cell {self.cell} ({first!r}) {self.reason}"
+    index: int
+    error: tuple[str, str] | None
+    flood: bool
+    deleted: bool
+    exit: bool
 
 
-@dataclass
-class NotebookRun:
-    """What running a notebook produced: failed cells, a fatal stop, the checks' results."""
-
-    failures: list[CellFailure] = field(default_factory=list)
-    fatal: str | None = None
-    parts: list[dict] | None = None
-    seconds: float = 0.0
+def _text(value, field, limit=400):
+    if not isinstance(value, str):
+        raise KernelLost(f"the kernel sent a bad {field}")
+    return value[:limit]
 
 
-class _ThisPython(AsyncKernelManager):
-    """Start ipykernel with the grader's own interpreter, whatever kernelspecs are installed."""
+class Kernel:
+    """One sandboxed kernel process (see the module's docstring)."""
 
-    @property
-    def kernel_spec(self):
-        return KernelSpec(**get_kernel_dict())
-
-
-class _Client(NotebookClient):
-    """A NotebookClient that caps each cell's output and keeps only the result of the check cell."""
-
-    def __init__(self, nb, *, max_output_bytes, checks_cell, **kwargs):
-        super().__init__(nb, **kwargs)
-        self.max_output_bytes = max_output_bytes
-        self.checks_cell = checks_cell
-        self.flooded = set()
-        self.asked_exit = set()
-        self._sizes = Counter()
-        self._interrupts = []
-        self.on_cell_executed = self._note_exit
-
-    def _note_exit(self, cell, cell_index, execute_reply):
-        """Remember cells that called exit() or quit(): the kernel ends soon after them."""
-        payload = (execute_reply or {}).get("content", {}).get("payload", [])
-        if any(isinstance(p, dict) and p.get("source") == "ask_exit" for p in payload):
-            self.asked_exit.add(cell_index)
-
-    def output(self, outs, msg, display_id, cell_index):
-        content = msg["content"]
-        if cell_index == self.checks_cell:  # keep the result (or the checks' own error), drop the rest
-            keep = MIME in content.get("data", {}) or msg["msg_type"] == "error"
-            return super().output(outs, msg, display_id, cell_index) if keep else None
-        self._sizes[cell_index] += len(json.dumps(content, default=str))
-        if self._sizes[cell_index] <= self.max_output_bytes:
-            return super().output(outs, msg, display_id, cell_index)
-        if cell_index not in self.flooded:
-            self.flooded.add(cell_index)
-            self._interrupts.append(asyncio.ensure_future(self.km.interrupt_kernel()))
-        return None
-
-
-def _error_reason(cell, memory_bytes):
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            message = str(out.get("evalue", ""))
-            message = message if len(message) <= 150 else message[:147] + "..."
-            reason = f"raised {out.get('ename', 'an error')}" + (f": {message}" if message else "")
-            if out.get("ename") == "MemoryError":
-                reason += f" (the notebook may use about {memory_bytes / 2**20:.0f} MiB)"
-            return reason
-    return None
-
-
-def _cell_problem(client, index, cell, memory_bytes, workdir, protected):
-    """Why this executed cell failed, or None; restores protected files it deleted."""
-    if index in client.flooded:
-        return f"printed more than {client.max_output_bytes / 2**20:g} MiB of output and was stopped"
-    missing = [name for name in protected if not (workdir / name).exists()]
-    if missing:
-        for name, data in protected.items():
-            workdir.mkdir(parents=True, exist_ok=True)
-            (workdir / name).write_bytes(data)
-        return f"deleted {', '.join(missing)} from its working directory"
-    return _error_reason(cell, memory_bytes)
-
-
-def _run_cells(client, run_nb, deadline, limits, workdir, protected):
-    """Execute the submission's code cells; returns (failures, fatal)."""
-    timeout_s, memory_bytes = limits
-    failures, number = [], 0
-    for index in range(1, len(run_nb.cells) - 1):
-        cell = run_nb.cells[index]
-        if cell.cell_type != "code":
-            continue
-        number += 1
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        sandbox.track(self)
+        self._buf, self._ids, self.alive = bytearray(), itertools.count(1), True
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(stream.fileno(), False)
         try:
-            if time.monotonic() >= deadline:
-                raise CellTimeoutError("no time left")
-            client.execute_cell(cell, index)
-        except CellTimeoutError:
-            _drop_pending_tasks()
-            return failures, (f"the notebook did not finish within its time limit of {timeout_s:g} s "
-                              f"(stopped in code cell {number})")
-        except DeadKernelError:
-            return failures, (f"the kernel died in code cell {number} (os._exit(), a crash, or running out of "
-                              f"memory: the limit is about {memory_bytes / 2**20:.0f} MiB)")
-        if index in client.asked_exit:
-            return failures, f"the notebook called exit() in code cell {number}, which ends its kernel"
-        problem = _cell_problem(client, index, cell, memory_bytes, workdir, protected)
-        if problem:
-            failures.append(CellFailure(number, cell.source, problem))
-    return failures, None
+            self._expect("hello", time.monotonic() + START_TIMEOUT_S)
+        except KernelLost as lost:
+            why = self._stderr_tail() or lost.why
+            self.kill()
+            raise KernelStartError(f"a kernel did not start: {why}") from None
 
+    # --- the pipe -------------------------------------------------------------------------
 
-def _drop_pending_tasks():
-    """Cancel the output pollers a timed-out cell leaves behind in this thread's event loop."""
-    try:
-        loop = asyncio.get_event_loop()
-    except RuntimeError:
-        return
-    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-    for task in pending:
-        task.cancel()
-    if pending and not loop.is_running():
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    def _stderr_tail(self):
+        try:
+            data = os.read(self.proc.stderr.fileno(), 4096)
+        except (BlockingIOError, OSError, ValueError):
+            return ""
+        lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+        return lines[-1][:300] if lines else ""
 
+    def send(self, message, deadline):
+        data = memoryview((wire.dumps(message) + "\n").encode("ascii"))
+        fd = self.proc.stdin.fileno()
+        while data:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise KernelLost("stopped reading its input", timeout=True)
+            _, ready, _ = select.select([], [fd], [], wait)
+            if ready:
+                try:
+                    data = data[os.write(fd, data[:65536]):]
+                except (BrokenPipeError, OSError):
+                    raise KernelLost(ENDED) from None
 
-def _build(nb, exercise, seed, token, memory_bytes, part_timeout):
-    """The notebook the kernel runs: the memory-limit cell, the submission's code cells, the checks."""
-    checks = CHECKS.format(exercise=exercise, seed=seed, token=token, part_timeout=float(part_timeout))
-    cells = [nbformat.v4.new_code_cell(PREAMBLE.format(extra=int(memory_bytes)))]
-    cells += [nbformat.v4.new_code_cell(c.source) for c in nb.cells if c.cell_type == "code"]
-    cells.append(nbformat.v4.new_code_cell(checks))
-    kernelspec = {"name": "python3", "display_name": "Python 3"}
-    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec})
+    def _line(self, deadline):
+        fd = self.proc.stdout.fileno()
+        while True:
+            end = self._buf.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buf[:end])
+                del self._buf[:end + 1]
+                return line
+            if len(self._buf) > MAX_MESSAGE_BYTES:
+                raise KernelLost(f"wrote more than {MAX_MESSAGE_BYTES} bytes in one message to the grader's channel")
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise KernelLost("ran out of time", timeout=True)
+            ready, _, _ = select.select([fd], [], [], wait)
+            if ready:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    raise KernelLost(ENDED)
+                self._buf += chunk
 
+    def receive(self, deadline):
+        """The next message (a dict with a string ``op``), read within ``deadline`` (monotonic time)."""
+        line = self._line(deadline)
+        try:
+            message = wire.loads(line.decode("utf-8"), MAX_MESSAGE_BYTES)
+        except (UnicodeDecodeError, wire.WireError):
+            raise KernelLost("wrote something that is not a message into the grader's channel") from None
+        if not isinstance(message, dict) or not isinstance(message.get("op"), str):
+            raise KernelLost("wrote something that is not a message into the grader's channel")
+        return message
 
-def _collect(cell, token):
-    for out in cell.get("outputs", []):
-        payload = out.get("data", {}).get(MIME)
-        if isinstance(payload, dict) and payload.get("token") == token:
-            return payload.get("parts")
-    return None
+    def _expect(self, op, deadline):
+        message = self.receive(deadline)
+        if message["op"] != op:
+            raise KernelLost(f"sent {message['op'][:40]!r} where the grader expected {op!r}")
+        return message
 
+    # --- the notebook and its functions --------------------------------------------------------
 
-def run_notebook(path, nb, exercise, *, timeout_s, memory_bytes, seed,
-                 max_output_bytes=MAX_OUTPUT_BYTES, part_timeout=PART_TIMEOUT_S):
-    """Run the notebook ``nb`` (read from ``path``) and its checks; return a :class:`NotebookRun`."""
-    token = secrets.token_hex(16)
-    run_nb = _build(nb, exercise, seed, token, memory_bytes, part_timeout)
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="perfcourse-grade-", ignore_cleanup_errors=True) as tmp:
-        workdir = Path(tmp) / "work"
-        workdir.mkdir()
-        protected = {Path(path).name: Path(path).read_bytes()}
-        for name, data in protected.items():
-            (workdir / name).write_bytes(data)
-        client = _Client(run_nb, max_output_bytes=max_output_bytes, checks_cell=len(run_nb.cells) - 1,
-                         timeout=timeout_s, allow_errors=True, shutdown_kernel="immediate",
-                         kernel_manager_class=_ThisPython, kernel_name="python3",
-                         resources={"metadata": {"path": str(workdir)}})
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # kernel start-up chatter
-        with client.setup_kernel(env={**os.environ, **KERNEL_ENV}, **quiet):
-            client.execute_cell(run_nb.cells[0], 0)
-            deadline = time.monotonic() + timeout_s
-            client.timeout_func = lambda cell: max(deadline - time.monotonic(), 0.1)
-            failures, fatal = _run_cells(client, run_nb, deadline, (timeout_s, memory_bytes), workdir, protected)
-            run = NotebookRun(failures, fatal)
-            if fatal is None:
-                _run_checks(client, run_nb, exercise, token, part_timeout, run)
-    run.seconds = time.monotonic() - started
-    return run
+    def start(self, notebook_name, notebook_text, cells, names, *, memory_bytes, max_output_bytes, deadline):
+        """Send the notebook; the runner starts on its cells."""
+        self.send({"op": "start", "notebook_name": notebook_name, "notebook_text": notebook_text,
+                   "cells": list(cells), "names": list(names), "memory_bytes": int(memory_bytes),
+                   "max_output_bytes": int(max_output_bytes)}, deadline)
 
+    def next_cell(self, index, deadline):
+        """The report of code cell ``index`` (0-based), or the ``ready`` names dict after the last one."""
+        message = self.receive(deadline)
+        if message["op"] == "ready":
+            names = message.get("names")
+            if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+                raise KernelLost("sent a bad list of names")
+            return {str(k): v for k, v in names.items()}
+        if message["op"] != "cell" or message.get("index") != index:
+            raise KernelLost("sent a report for the wrong cell")
+        flags = [message.get(k) for k in ("flood", "deleted", "exit")]
+        if not all(isinstance(f, bool) for f in flags):
+            raise KernelLost("sent a bad cell report")
+        error = message.get("error")
+        if error is not None:
+            if not isinstance(error, dict):
+                raise KernelLost("sent a bad cell report")
+            error = (_text(error.get("ename"), "error name", 80), _text(error.get("evalue"), "error message"))
+        return CellReport(index, error, *flags)
 
-def _run_checks(client, run_nb, exercise, token, part_timeout, run):
-    cell = run_nb.cells[-1]
-    client.timeout_func = None
-    client.timeout = part_timeout * len(parts(exercise)) + 30
-    try:
-        client.execute_cell(cell, len(run_nb.cells) - 1)
-    except (CellTimeoutError, DeadKernelError) as err:
-        _drop_pending_tasks()
-        run.fatal = f"the checks could not finish ({type(err).__name__}); the notebook may block them"
-        return
-    run.parts = _collect(cell, token)
-    if run.parts is None:
-        reason = _error_reason(cell, 0) or "produced no result"
-        run.fatal = f"the checks {reason}; the notebook may have changed something the grader needs"
+    def call(self, name, args, deadline):
+        """``name(*args)`` in the kernel; the result as plain data.
+
+        Raises ``NotImplementedError`` when the function did; :class:`CallFailed` when it raised
+        anything else, returned what cannot be read, or broke the kernel; :class:`PartTimeout`
+        past the deadline. A kernel that broke or ran out of time is killed.
+        """
+        number = next(self._ids)
+        try:
+            self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
+                       "max_bytes": MAX_MESSAGE_BYTES}, deadline)
+            message = self.receive(deadline)
+            if message["op"] not in ("result", "raised") or message.get("id") != number:
+                raise KernelLost("answered a call it was not asked")
+        except KernelLost as lost:
+            self.kill()
+            if lost.timeout:
+                raise PartTimeout from None
+            if lost.why == ENDED:
+                raise CallFailed("ended its kernel while being checked (os._exit(), a crash, or running out of "
+                                 "memory)") from None
+            raise CallFailed(f"{lost.why} while being checked") from None
+        if message["op"] == "raised":
+            if message.get("not_implemented") is True:
+                raise NotImplementedError
+            ename, evalue = _text(message.get("ename"), "error name", 80), _text(message.get("evalue"), "error")
+            raise CallFailed(f"raised {ename}: {evalue[:200]}" if evalue else f"raised {ename}")
+        try:
+            return wire.decode(message.get("value"))
+        except wire.WireError as err:
+            raise CallFailed(f"returned a value the grader cannot read ({err})") from None
+
+    def kill(self):
+        """Kill the kernel and everything in its sandbox; wait until it is gone."""
+        if self.alive:
+            self.alive = False
+            kill(self.proc)
+        self.sandbox.track(self, alive=False)

@@ -1,4 +1,9 @@
-"""Turn notebook runs into scores: merge cell failures into parts, print the table, build the JSON."""
+"""Turn notebook runs into scores: merge cell failures into parts, print the table, build the JSON.
+
+Every text that comes from a submission (file names, error names and messages, feedback)
+goes through :func:`clean` before it is stored or printed: no control characters, no
+terminal escape sequences, no bidirectional overrides, one line, bounded length.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,25 @@ import re
 
 from .checks import parts
 
-__all__ = ["score", "skipped", "table", "gradebook"]
+__all__ = ["clean", "score", "skipped", "table", "gradebook", "percent"]
+
+_UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
+                           "\ud800-\udfff]")
+
+
+def clean(text, limit=1000):
+    r"""``text`` safe to print: control and formatting characters become ``?``, at most ``limit`` characters.
+
+    Examples
+    --------
+    >>> clean("ok\x1b[2J\rTotal: 7/7\nnext")
+    'ok?[2J?Total: 7/7 next'
+    """
+    if not isinstance(limit, int) or limit < 4:
+        raise ValueError(f"limit must be a whole number >= 4; got {limit!r}")
+    text = str(text).replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
+    text = _UNSAFE_CHARS.sub("?", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _defining_cell(name, sources):
@@ -31,11 +54,6 @@ def _affected(needs, sources, failures):
     return None
 
 
-def _valid(result, spec):
-    return (isinstance(result, dict) and result.get("part") == spec.title
-            and isinstance(result.get("points"), (int, float)) and isinstance(result.get("feedback"), str))
-
-
 def score(exercise, sources, run):
     """Part results of one submission: the checks' verdicts, zeroed where the notebook failed.
 
@@ -44,9 +62,8 @@ def score(exercise, sources, run):
     """
     specs = parts(exercise)
     fatal = run.fatal
-    if fatal is None and (not isinstance(run.parts, list) or len(run.parts) != len(specs)
-                          or not all(_valid(r, s) for r, s in zip(run.parts, specs, strict=True))):
-        fatal = "the checks returned results the grader cannot read"
+    if fatal is None and (not isinstance(run.parts, list) or len(run.parts) != len(specs)):
+        fatal = "the notebook was not checked"
     results = []
     for i, spec in enumerate(specs):
         if fatal is not None:
@@ -57,31 +74,34 @@ def score(exercise, sources, run):
             failure = _affected(spec.needs, sources, run.failures)
             if failure is not None and feedback != "not implemented":
                 points, feedback = 0.0, failure.describe()
-        results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
+        results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": clean(feedback)})
     return results
 
 
 def skipped(submission, reason):
     """The record of a notebook the grader did not grade (not an exercise)."""
-    return {"submission": submission, "exercise": None, "points": 0.0, "max_points": 0.0,
-            "parts": [], "problems": [f"skipped: {reason}"], "seconds": 0.0}
+    return {"submission": clean(submission), "exercise": None, "points": 0.0, "max_points": 0.0,
+            "parts": [], "problems": [clean(f"skipped: {reason}")], "seconds": 0.0}
 
 
 def _fmt(x):
     return f"{x:g}"
 
 
-def table(submissions):
-    """The score table as text: one row per part, a total per submission, then the grand total."""
+def table(submissions, warnings=()):
+    """The score table as text: one row per part, a total per submission, then the grand total.
+
+    ``warnings`` are printed above and below the table (grading that was not contained).
+    """
     rows = [("submission", "part", "points", "feedback")]
     notes = []
     for sub in submissions:
+        name = clean(sub["submission"])
         for r in sub["parts"]:
-            rows.append((sub["submission"], r["part"], f"{_fmt(r['points'])}/{_fmt(r['max_points'])}",
-                         r["feedback"]))
+            rows.append((name, clean(r["part"]), f"{_fmt(r['points'])}/{_fmt(r['max_points'])}", clean(r["feedback"])))
         if sub["parts"]:
-            rows.append((sub["submission"], "total", f"{_fmt(sub['points'])}/{_fmt(sub['max_points'])}", ""))
-        notes += [f"{sub['submission']}: {p}" for p in sub["problems"]]
+            rows.append((name, "total", f"{_fmt(sub['points'])}/{_fmt(sub['max_points'])}", ""))
+        notes += [f"{name}: {clean(p)}" for p in sub["problems"]]
     widths = [max(len(row[k]) for row in rows) for k in range(3)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
              for row in rows]
@@ -91,6 +111,8 @@ def table(submissions):
                  f"over {sum(1 for s in submissions if s['parts'])} graded notebook(s)")
     if notes:
         lines += ["", "Notes:"] + [f"  {n}" for n in notes]
+    warnings = [clean(w) for w in warnings]
+    lines = warnings + lines + ([""] + warnings if warnings else [])
     return "\n".join(line.rstrip() for line in lines)
 
 

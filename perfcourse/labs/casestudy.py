@@ -22,7 +22,7 @@ from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, un
 from ..units import format_seconds
 from .pipeline import TOLERANCE, Settings
 
-__all__ = ["Prediction", "predict", "Entry", "ChangeLog"]
+__all__ = ["Prediction", "predict", "bare_breakdown", "Entry", "ChangeLog"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,27 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
         why = f"kernel time scaled by real rows / padded rows = {rows}/{padded_rows(lengths)}"
     return Prediction(max(bare_s - now + new, new),
                       f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}")
+
+
+def bare_breakdown(profile, bare_s):
+    """A profile's split of the wall time by kind, scaled so that it adds up to ``bare_s``.
+
+    The profiler's spans cost time of their own, so a profiled run is slower than the bare
+    one (timed without the profiler). Scaling every kind by ``bare_s / profile.wall_s`` (the
+    rule :func:`predict` uses) keeps the profile's shares and the bare total.
+
+    Examples
+    --------
+    >>> from perfcourse.measure.profiler import SpanTotal
+    >>> p = Profile(0.010, {"mm": SpanTotal("mm", "kernel", 1, 0.006, None)})
+    >>> {k: round(v * 1e3, 3) for k, v in bare_breakdown(p, 0.005).items() if v}
+    {'kernel': 3.0, 'other': 2.0}
+    """
+    if not isinstance(profile, Profile):
+        raise TypeError(f"profile must be a perfcourse.profiler.Profile; got {type(profile).__name__}")
+    bare_s = real("bare_s", bare_s, low=0, low_open=True)
+    scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0
+    return {kind: seconds * scale for kind, seconds in profile.breakdown().items()}
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,22 @@ Examples
 from __future__ import annotations
 
 import os
+import time
+
+import numpy as np
 
 from .._check import choice, positive_int
 from ..measure import backend as _backend
 from ..measure import timing
 from ..measure.kernels import grid_stride
 from ..measure.kernels._cuda import THREADS
+from ..measure.kernels.gridstride import TILE
 from ..measure.kernels.gridstride import A as grid_stride_a
 from ..measure.kernels.gridstride import B as grid_stride_b
 from ..models import scaling
 
-__all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads"]
+__all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads", "cores_busy",
+           "tile_pass_bandwidth"]
 
 
 def worker_counts(backend=None, *, most=None):
@@ -115,3 +120,47 @@ def overheads(workers, *, dtype="float32", repeat=15, max_duration_s=0.5):
     return [timing.measure(grid_stride.run, x[:w * per_worker], y[:w * per_worker], a, b, steps,
                            kwargs={"blocks": w}, repeat=repeat, max_duration_s=max_duration_s).p50
             for w in counts]
+
+
+def cores_busy(call, *, seconds=0.3, min_calls=3):
+    """Cores this process kept busy on average while calling ``call`` again and again.
+
+    CPU time of all the process's threads divided by wall time, over at least ``min_calls``
+    calls and about ``seconds``: near ``N`` when ``N`` worker threads each had a core, near 1
+    when they took turns (waiting for a core that other programs held, or for each other).
+    Meaningful on the CPU backend only: a GPU run keeps the host thread waiting.
+
+    Examples
+    --------
+    >>> 0 < cores_busy(lambda: sum(range(10_000)), seconds=0.02) < (os.cpu_count() or 1) + 0.5
+    True
+    """
+    if not callable(call):
+        raise TypeError(f"call must be a function of no arguments; got {call!r}")
+    min_calls = positive_int("min_calls", min_calls)
+    wall0, cpu0, calls = time.perf_counter(), time.process_time(), 0
+    while calls < min_calls or time.perf_counter() - wall0 < seconds:
+        call()
+        calls += 1
+    return (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+
+
+def tile_pass_bandwidth(*, dtype="float32", repeat=30, max_duration_s=0.5):
+    """Bytes/s the CPU grid-stride kernel's passes reach over a tile held in the cache, on one core.
+
+    The CPU version of ``grid_stride`` makes two passes per step over a tile of ``TILE``
+    elements (``v *= a`` then ``v += b``), each reading and writing the whole tile. This times
+    one step on a tile already in the cache (p50) and counts its ``4 TILE`` elements of
+    traffic: the ceiling its steps run against.
+    """
+    x = np.full(TILE, 1.0, dtype=dtype)
+    a, b = x.dtype.type(grid_stride_a), x.dtype.type(grid_stride_b)
+
+    def step():
+        np.multiply(x, a, out=x)
+        np.add(x, b, out=x)
+
+    host = _backend.Backend("numpy", np, False, _backend.get().device, "the CPU's own cache")
+    t = timing.measure(step, repeat=repeat, max_duration_s=max_duration_s, backend=host,
+                       name=f"one step (2 passes) over a {TILE:,}-element tile")
+    return 4 * x.nbytes / t.p50

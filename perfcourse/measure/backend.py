@@ -28,10 +28,15 @@ from types import ModuleType
 
 import numpy as np
 
-__all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "ENV_VAR", "CHOICES"]
+__all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "ENV_VAR", "CHOICES",
+           "NOT_INSTALLED", "INSTALL_CUPY"]
 
 ENV_VAR = "PERFCOURSE_BACKEND"
 CHOICES = ("numpy", "cupy")
+NOT_INSTALLED = "CuPy not installed"
+# how to get CuPy, for the messages that refuse to run without it
+INSTALL_CUPY = ('install CuPy with  python -m pip install -e ".[gpu]"  in the course\'s folder (CUDA 12 drivers; '
+                "for CUDA 13 drivers:  python -m pip install cupy-cuda13x)")
 
 _CACHED: Backend | None = None
 # assumed last-level cache when the device does not report one: the L3 of a typical desktop CPU,
@@ -159,7 +164,8 @@ def _choose(forced):
     if cupy is not None:
         return _cupy_backend(cupy, f"{ENV_VAR}=cupy" if forced == "cupy" else "cupy.cuda.is_available() is true")
     if forced == "cupy":
-        raise RuntimeError(f"{ENV_VAR}=cupy, but the GPU backend cannot be used: {why}. "
+        hint = f"; {INSTALL_CUPY}" if why == NOT_INSTALLED else ""
+        raise RuntimeError(f"{ENV_VAR}=cupy, but the GPU backend cannot be used: {why}{hint}. "
                            f"Unset {ENV_VAR} or set it to numpy to run on the CPU.")
     return _numpy_backend(why)
 
@@ -170,7 +176,7 @@ def _probe_cupy():
         import cupy
     except ModuleNotFoundError as err:
         if err.name == "cupy":
-            return None, "CuPy not installed"
+            return None, NOT_INSTALLED
         return None, f"CuPy installed but it failed to import: {type(err).__name__}: {err}"
     except Exception as err:  # noqa: BLE001 - a broken install raises other errors at import
         return None, f"CuPy installed but it failed to import: {type(err).__name__}: {err}"

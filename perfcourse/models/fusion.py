@@ -38,24 +38,32 @@ def flops(lengths, d):
     return int(rows * (2 * d * d + 8 * d))
 
 
-def min_bytes(lengths, d, itemsize=4):
+def min_bytes(lengths, d, itemsize=4, input_itemsize=None):
     """Bytes the pipeline cannot avoid moving: read every row and ``W`` once, write the outputs.
+
+    ``itemsize`` is the bytes per element of ``W``, the bias and the outputs; ``input_itemsize``
+    that of the input rows (default: ``itemsize``). The case study's requests arrive as float64
+    (8 bytes) and are computed in float32 (4 bytes): ``min_bytes(lengths, d, 4, input_itemsize=8)``.
 
     Examples
     --------
     >>> min_bytes([16] * 128, 64)
     573696
+    >>> min_bytes([16] * 128, 64, input_itemsize=8) - min_bytes([16] * 128, 64)   # 2048 rows x 64 x 4 more bytes
+    524288
     """
     lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
     d, itemsize = positive_int("d", d), positive_int("itemsize", itemsize)
-    return int((lengths.sum() * d + d * d + d + lengths.size * d) * itemsize)
+    input_itemsize = itemsize if input_itemsize is None else positive_int("input_itemsize", input_itemsize)
+    return int(lengths.sum() * d * input_itemsize + (d * d + d + lengths.size * d) * itemsize)
 
 
-def unfused_bytes(lengths, d, itemsize=4):
+def unfused_bytes(lengths, d, itemsize=4, input_itemsize=None):
     """Bytes moved when each of the eight kernels reads and writes whole arrays (``PASSES`` passes).
 
     The passes over the rows: mean 1, center 2, variance 2, normalize 2, matmul 2, bias 2,
-    tanh 2, pooling 1: 14 (each pass reads or writes ``rows x d`` elements).
+    tanh 2, pooling 1: 14 (each pass reads or writes ``rows x d`` elements of ``itemsize``
+    bytes), on top of :func:`min_bytes` (with the same ``input_itemsize``).
 
     Examples
     --------
@@ -66,7 +74,7 @@ def unfused_bytes(lengths, d, itemsize=4):
     """
     rows = float(np.sum(real("lengths", lengths, low=1, integer=True)))
     passes = int(PASSES * rows * positive_int("d", d) * positive_int("itemsize", itemsize))
-    return passes + min_bytes(lengths, d, itemsize)
+    return passes + min_bytes(lengths, d, itemsize, input_itemsize)
 
 
 def padded_rows(lengths):

@@ -16,9 +16,9 @@ from .formulas import QueueStats, md1, mm1
 
 # name -> submodule that defines it, imported on first use
 _LAZY = {
-    "continuous_batch": "continuous",
+    **dict.fromkeys(("continuous_batch", "Requests", "token_requests"), "continuous"),
     **dict.fromkeys(("Poisson", "Service", "affine", "exponential", "table"), "servicetime"),
-    **dict.fromkeys(("LittleCheck", "Trace", "little_check", "percentiles"), "simtrace"),
+    **dict.fromkeys(("LittleCheck", "StepLog", "Trace", "little_check", "percentiles"), "simtrace"),
     **dict.fromkeys(("POLICIES", "dynamic_batch", "fcfs", "lindley_starts", "simulate", "static_batch", "sweep"),
                     "simulator"),
 }

@@ -17,15 +17,16 @@ alike, so the loop jumps over them in one go: it runs once per event, not once p
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from heapq import heappop, heappush
 
 import numpy as np
 
 from .._check import positive_int, real
 from .servicetime import arrival_times, as_service, rng_from
-from .simtrace import Trace
+from .simtrace import StepLog, Trace
 
-__all__ = ["continuous_batch"]
+__all__ = ["continuous_batch", "Requests", "token_requests"]
 
 
 def _tokens(name, value, n):
@@ -34,6 +35,55 @@ def _tokens(name, value, n):
     if v.shape != (n,):
         raise ValueError(f"{name} must be one whole number or one per request ({n}); got shape {v.shape}")
     return v.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Token-generation requests: when each arrives, its prompt and its answer length (tokens)."""
+
+    arrival: np.ndarray
+    prompt_tokens: np.ndarray
+    output_tokens: np.ndarray
+
+    def __len__(self):
+        return len(self.arrival)
+
+    def options(self):
+        """The keywords :func:`continuous_batch` (or ``simulate("continuous", ...)``) takes for them."""
+        return {"prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens}
+
+
+def token_requests(n, rate, *, burst=1, prompt=(64, 1024), answer_mean=200, answer_max=2000, seed=0):
+    """``n`` requests at ``rate`` per second on average, arriving ``burst`` at a time.
+
+    Bursts arrive as a Poisson process at ``rate / burst`` per second and all the requests of
+    a burst arrive at the same instant (``burst=1``: plain Poisson arrivals). Prompts are
+    uniform over ``prompt`` (inclusive, tokens); answers geometric with mean ``answer_mean``,
+    capped at ``answer_max``. The same seed gives the same requests.
+
+    A burst of long prompts is the workload where the token budget matters: a large budget
+    runs the whole burst's prefill in one long step, which stalls every running answer.
+
+    Examples
+    --------
+    >>> r = token_requests(16, 8.0, burst=8, seed=1)
+    >>> len(r), len(set(r.arrival.tolist())), int(r.prompt_tokens.min()) >= 64
+    (16, 2, True)
+    """
+    n = positive_int("n", n)
+    rate = real("rate", rate, low=0, low_open=True)
+    burst = positive_int("burst", burst)
+    lo, hi = (positive_int("prompt", v) for v in prompt)
+    if lo > hi:
+        raise ValueError(f"prompt must be (shortest, longest) tokens with shortest <= longest; got {prompt!r}")
+    answer_mean = real("answer_mean", answer_mean, low=1)
+    answer_max = positive_int("answer_max", answer_max)
+    rng = np.random.default_rng(seed)
+    starts = np.cumsum(rng.exponential(burst / rate, -(-n // burst)))
+    arrival = np.repeat(starts, burst)[:n]
+    prompts = rng.integers(lo, hi + 1, n)
+    answers = np.minimum(rng.geometric(1 / answer_mean, n), answer_max)
+    return Requests(arrival, prompts.astype(np.int64), answers.astype(np.int64))
 
 
 def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_batch, token_budget=None, seed=None):
@@ -72,9 +122,10 @@ def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_bat
                          f"got {svc.label}")
     cap = int(min(budget, m * (int(prompt.max()) + 1)))  # no step processes more tokens than this
     step = svc(np.arange(cap + 1)).tolist()  # step[tokens]: seconds, looked up rather than recomputed
-    rec = _run(a.tolist(), prompt.tolist(), out.tolist(), step, m, budget)
+    rec, log = _run(a.tolist(), prompt.tolist(), out.tolist(), step, m, budget)
     start, first, finish, batch, size = (np.array(x) for x in rec)
-    return Trace(a, start, finish, batch, size, "continuous", first_token=first, output_tokens=out)
+    steps = StepLog(*(np.array(x, dtype=np.int64 if k == 3 else np.float64) for k, x in enumerate(log)))
+    return Trace(a, start, finish, batch, size, "continuous", first_token=first, output_tokens=out, steps=steps)
 
 
 def _retire(heap, steps_done, clock, finish):
@@ -86,6 +137,7 @@ def _retire(heap, steps_done, clock, finish):
 def _run(a, prompt, out, step, m, budget):
     n = len(a)
     start, first, finish, batch, size = [0.0] * n, [0.0] * n, [0.0] * n, [0] * n, [0] * n
+    log = ([], [], [], [])  # per run of identical steps: start, end, seconds per step, token gaps it made
     running, busy = [], 0  # heap of (index of the step that yields the last token, request); its length
     clock, steps, i = 0.0, 0, 0
     while i < n or busy:
@@ -96,6 +148,7 @@ def _run(a, prompt, out, step, m, budget):
             tokens += prompt[i]
             i += 1
         dt = step[tokens]  # one step: prefill of those joining, one decode token for the others
+        _log(log, clock, clock + dt, dt, busy)  # each sequence already running waits dt for its next token
         busy += i - joined
         for r in range(joined, i):
             start[r], first[r], batch[r], size[r] = clock, clock + dt, steps, busy
@@ -110,6 +163,13 @@ def _run(a, prompt, out, step, m, budget):
             if a[i] <= clock:
                 continue  # the next request can join right now
             k = min(k, math.ceil((a[i] - clock) / dt))
+        _log(log, clock, clock + k * dt, dt, k * busy)
         clock, steps = clock + k * dt, steps + k
         busy = _retire(running, steps, clock, finish)
-    return start, first, finish, batch, size
+    return (start, first, finish, batch, size), log
+
+
+def _log(log, t0, t1, dt, gaps):
+    if gaps:
+        for column, value in zip(log, (t0, t1, dt, gaps), strict=True):
+            column.append(value)

@@ -18,7 +18,9 @@ import numpy as np
 
 from .._check import real
 
-__all__ = ["Trace", "LittleCheck", "little_check", "percentiles"]
+__all__ = ["Trace", "StepLog", "LittleCheck", "little_check", "percentiles"]
+
+OF = ("latency", "wait", "ttft", "tpot", "itl", "max_itl")
 
 
 def percentiles(values, qs=(50, 95, 99)):
@@ -40,6 +42,21 @@ def percentiles(values, qs=(50, 95, 99)):
 
 
 @dataclass(frozen=True)
+class StepLog:
+    """The steps of a continuous-batching run, grouped into runs of identical steps.
+
+    Entry ``j`` covers ``[start[j], end[j])`` (seconds): steps of ``seconds[j]`` each, in which
+    ``gaps[j]`` next tokens (after a first one) were produced in all. Each such token ends a gap
+    of exactly one step since the sequence's previous token: the inter-token latency.
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    seconds: np.ndarray
+    gaps: np.ndarray
+
+
+@dataclass(frozen=True)
 class Trace:
     """Per-request records of a queue, one array entry per request, in arrival order.
 
@@ -57,6 +74,8 @@ class Trace:
         Continuous batching only: when the first output token was ready.
     output_tokens : ndarray of int or None
         Continuous batching only: how many tokens the request generated.
+    steps : StepLog or None
+        Continuous batching only: the step times, for the gaps between tokens.
     """
 
     arrival: np.ndarray
@@ -67,6 +86,7 @@ class Trace:
     policy: str
     first_token: np.ndarray | None = None
     output_tokens: np.ndarray | None = None
+    steps: StepLog | None = None
 
     def __len__(self):
         return len(self.arrival)
@@ -96,16 +116,45 @@ class Trace:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(tokens > 1, (self.finish - first) / np.maximum(tokens - 1, 1), np.nan)
 
+    @property
+    def itl(self):
+        """Inter-token latency: every gap between two consecutive tokens of one request (seconds).
+
+        One entry per output token after the first, over all requests (in step order, not
+        request order). A step that also runs a long prefill stalls every running sequence for
+        its whole length; :attr:`tpot`, a per-request mean, spreads that stall over the answer,
+        while the percentiles of these gaps show it.
+        """
+        self._tokens()
+        return np.repeat(self.steps.seconds, self.steps.gaps)
+
+    @property
+    def max_itl(self):
+        """Per request, the longest gap between two of its consecutive tokens (seconds).
+
+        The longest pause a user watching the answer stream sees; NaN for one-token answers.
+        """
+        first, tokens = self._tokens()
+        st = self.steps
+        lo = np.searchsorted(st.start, first, side="left")    # its steps start at its first token
+        hi = np.searchsorted(st.end, self.finish, side="right")  # ... and end by its last one
+        ok = (tokens > 1) & (hi > lo)
+        worst = np.full(len(self), np.nan)
+        if ok.any():
+            pairs = np.stack((lo[ok], hi[ok]), axis=1).ravel()
+            worst[ok] = np.maximum.reduceat(np.append(st.seconds, 0.0), pairs)[::2]
+        return worst
+
     def _tokens(self):
-        if self.first_token is None or self.output_tokens is None:
-            raise ValueError(f"TTFT and time per output token exist only for continuous batching traces; "
-                             f"this trace comes from policy {self.policy!r}")
+        if self.first_token is None or self.output_tokens is None or self.steps is None:
+            raise ValueError("TTFT, time per output token and inter-token latency exist only for continuous batching "
+                             f"traces; this trace comes from policy {self.policy!r}")
         return self.first_token, self.output_tokens
 
     def percentiles(self, of="latency", qs=(50, 95, 99)):
-        """Percentiles of ``of`` ('latency', 'wait', 'ttft' or 'tpot'), in seconds, as a dict."""
-        if of not in ("latency", "wait", "ttft", "tpot"):
-            raise ValueError(f"of must be one of 'latency', 'wait', 'ttft', 'tpot'; got {of!r}")
+        """Percentiles of ``of`` (one of ``OF``: latency, wait, ttft, tpot, itl, max_itl), in seconds, as a dict."""
+        if of not in OF:
+            raise ValueError(f"of must be one of {', '.join(repr(o) for o in OF)}; got {of!r}")
         return percentiles(getattr(self, of), qs)
 
     @property
@@ -141,9 +190,9 @@ class Trace:
         """
         cols = {"arrival": self.arrival, "start": self.start, "finish": self.finish, "wait": self.wait,
                 "latency": self.latency, "batch": self.batch, "batch_size": self.batch_size}
-        if self.first_token is not None and self.output_tokens is not None:
+        if self.first_token is not None and self.output_tokens is not None and self.steps is not None:
             cols.update(first_token=self.first_token, output_tokens=self.output_tokens, ttft=self.ttft,
-                        tpot=self.tpot)
+                        tpot=self.tpot, max_itl=self.max_itl)
         rec = np.empty(len(self), dtype=[(k, np.asarray(v).dtype) for k, v in cols.items()])
         for k, v in cols.items():
             rec[k] = v

@@ -76,7 +76,7 @@ TERMS = (
     _t("reduction", "归约", 2, "Combining N values into one (a sum, a max): O(N) work, but O(log N) span "
        "when done as a tree."),
     _t("data dependency", "数据依赖 / 依赖", 2, "An operation that needs another's result and so cannot start "
-       "before it, however many threads there are."),
+       "before it, however many threads there are.", ["dependency", "dependent operation"]),
     _t("scan", "扫描 / 前缀和", 2, "All prefix results of an associative operation; turns some loops that "
        "look serial into O(log N) span.", ["prefix sum"]),
     _t("Brent's bound", "Brent 定理", 2, "A greedy schedule on p workers takes at most T1/p + T_inf.",
@@ -89,7 +89,7 @@ TERMS = (
     _t("kernel launch overhead", "kernel 启动开销 / 内核启动开销", 3, "The fixed host-side cost of starting "
        "one GPU kernel, a few microseconds that add up like serial work.", ["launch"]),
     _t("kernel fusion", "算子融合 / 内核融合", 3, "Merging several small kernels into one so that launches "
-       "and round trips through memory disappear."),
+       "and round trips through memory disappear.", ["fused kernel", "fusion"]),
     _t("Karp-Flatt metric", "Karp-Flatt 指标 / 实测串行比例", 3, "The serial fraction recovered from a "
        "measured speedup: e = (1/speedup - 1/p) / (1 - 1/p).", ["Karp Flatt"]),
     _t("Gustafson's law", "古斯塔夫森定律 / Gustafson 定律", 4, "If the problem grows with the machine, scaled "
@@ -103,7 +103,7 @@ TERMS = (
     _t("theoretical peak", "理论峰值 / 标称峰值", 5, "The datasheet rate, valid only for a particular dtype, "
        "instruction, clock and well-shaped input.", ["peak"]),
     _t("attainable performance", "可达性能", 5, "The rate a real kernel can reach once bandwidth, "
-       "dependencies, occupancy and shape are counted."),
+       "dependencies, occupancy and shape are counted.", ["attainable rate"]),
     _t("roofline model", "屋顶线模型 / Roofline 模型", 5, "time >= max(FLOPs / peak compute, bytes / peak "
        "bandwidth), drawn as a roof over arithmetic intensity.", ["roofline"]),
     _t("arithmetic intensity", "算术强度 / 计算强度", 5, "FLOPs performed per byte moved, in FLOP/byte."),

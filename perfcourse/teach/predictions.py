@@ -208,13 +208,14 @@ class Calibration:
         if trend is None:
             return text + " Make at least 4 guesses to see whether you improve through the course."
         first, second = trend
+        halves = f"from {2 ** first:.2f}x off in the first half to {2 ** second:.2f}x in the second"
         if second < first:
-            how = f"better: from {2 ** first:.2f}x off in the first half to {2 ** second:.2f}x in the second"
+            how = f"got better: {halves}"
         elif second > first:
-            how = f"not better: from {2 ** first:.2f}x off in the first half to {2 ** second:.2f}x in the second"
+            how = f"did not get better: {halves}"
         else:
-            how = f"unchanged at {2 ** first:.2f}x off"
-        return f"{text} Through the course your guesses got {how}."
+            how = f"stayed at {2 ** first:.2f}x off"
+        return f"{text} Through the course your guesses {how}."
 
     def table(self):
         """One line per prediction, in course order."""

@@ -8,6 +8,7 @@ plus ``lecture.py`` for the lecture's own questions and worked calculations. Eac
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 import pkgutil
@@ -37,15 +38,44 @@ def bank():
 
 
 def get(qid):
-    """The :class:`Question` with id ``qid``."""
+    """The :class:`Question` with id ``qid``.
+
+    An unknown id is a ``ValueError`` that suggests the ids closest to it, or else lists the ids that
+    share its prefix (its lesson's, such as ``l03-``).
+
+    Examples
+    --------
+    >>> get("l03-limit-5pc")
+    Traceback (most recent call last):
+    ...
+    ValueError: no self-test question 'l03-limit-5pc'; did you mean l03-limit-5pct?
+    """
     if not isinstance(qid, str):
         raise TypeError(f"qid must be a question id string; got {qid!r}")
     questions = bank()
     if qid not in questions:
-        close = [k for k in questions if qid.split("-")[0] in k][:5]
-        raise ValueError(f"no self-test question {qid!r}; "
-                         f"{'did you mean ' + ', '.join(close) if close else 'see perfcourse.selftest.bank()'}")
+        raise ValueError(f"no self-test question {qid!r}; {_suggest(qid, list(questions))}")
     return questions[qid]
+
+
+def _suggest(qid, ids):
+    """What to say about an unknown ``qid``: close ids, else its lesson's ids, else where to look.
+
+    An id whose prefix is a lesson's (``l03-``) is compared with that lesson's ids only, and those are
+    listed when none is close; any other id is compared with all (difflib, or ids that contain it).
+    """
+    qid = qid.strip()
+    prefix = qid.split("-")[0] + "-"
+    same = [k for k in ids if k.startswith(prefix)] if "-" in qid else []
+    pool = same or ids
+    close = difflib.get_close_matches(qid, pool, n=3, cutoff=0.75)
+    close = close or ([k for k in pool if qid in k][:3] if len(qid) >= 5 else [])
+    if close:
+        return f"did you mean {', '.join(close)}?"
+    if same:
+        return f"the {prefix} questions are {', '.join(same)}"
+    prefixes = sorted({k.split("-")[0] + "-" for k in ids})
+    return f"question ids start with one of {', '.join(prefixes)}; perfcourse.selftest.bank() lists them all"
 
 
 def ask(qid):
@@ -63,9 +93,22 @@ def _reference_text(q):
     return f"({q.correct}) {q.choices[q.letters().index(q.correct)]}"
 
 
+def _number(q, given):
+    """A numeric answer as a float; a string such as ``"100"`` or ``" 2.5e3 "`` is read as the number it spells."""
+    if isinstance(given, str):
+        try:
+            given = float(given.strip().replace("_", ""))
+        except ValueError:
+            unit = f" (unit: {q.unit})" if q.unit else ""
+            raise ValueError(f"answer to {q.qid} must be a number{unit}; got {given!r}") from None
+    if isinstance(given, (list, tuple, dict, set)) or getattr(given, "ndim", 0):
+        raise TypeError(f"answer to {q.qid} must be one number; got {given!r}")
+    return real(f"answer to {q.qid}", given)
+
+
 def _is_right(q, given):
     if q.kind == "number":
-        value = real("answer", given)
+        value = _number(q, given)
         ref = q.reference()
         return math.isclose(value, ref, rel_tol=q.rtol, abs_tol=1e-12)
     if not isinstance(given, str):
@@ -79,7 +122,8 @@ def _is_right(q, given):
 def check(qid, answer, *, quiet=False):
     """Check an answer; print right/wrong with the reason; return True when right.
 
-    Numbers are accepted within the question's relative tolerance; choices by letter.
+    Numbers are accepted within the question's relative tolerance, also written as a string (``"100"``);
+    choices by letter.
     ``None`` (the placeholder the lessons ship with) prints a reminder and returns False.
 
     Examples

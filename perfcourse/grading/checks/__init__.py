@@ -1,12 +1,15 @@
 """Graded checks: one module ``exNN_slug`` per exercise, one ``@part`` function per part.
 
-:func:`grade_namespace` runs every part of an exercise against a notebook's namespace
-(``globals()`` after the notebook ran). A function still raising ``NotImplementedError``
-scores 0 with the feedback "not implemented"; one that raises anything else, runs longer
-than :data:`PART_TIMEOUT_S` or returns a wrong answer scores 0 for that part only.
+A part's check receives the learner's functions, calls them on random inputs and compares
+the results with answers it computes itself. :func:`score_part` runs one part: a function
+still raising ``NotImplementedError`` scores 0 with the feedback "not implemented"; one that
+raises anything else, runs longer than :data:`PART_TIMEOUT_S` or returns a wrong answer
+scores 0 for that part only.
 
-The grader calls :func:`report` in the learner's kernel; learners call
-:func:`self_check` in their notebook to see the same checks with fresh random inputs.
+The grader (:mod:`perfcourse.grading.session`) runs the checks in its own process and hands
+them stand-ins that call the learner's functions in the sandboxed kernel. In a notebook,
+:func:`self_check` runs the same checks on the notebook's own ``globals()``
+(:func:`grade_namespace`); while a notebook is being graded it is a stand-in that checks nothing.
 """
 
 from __future__ import annotations
@@ -27,11 +30,10 @@ import numpy as np
 from ..._check import choice, positive_int, real
 from ._tools import Part, close, part, run_cases, short
 
-__all__ = ["PART_TIMEOUT_S", "MIME", "Part", "part", "close", "run_cases", "short", "exercises",
-           "parts", "grade_namespace", "report", "self_check"]
+__all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "exercises", "parts",
+           "PartTimeout", "CallFailed", "score_part", "grade_namespace", "self_check"]
 
 PART_TIMEOUT_S = 10.0
-MIME = "application/vnd.perfcourse.grade+json"
 _MODULE = re.compile(r"^(ex\d\d)_\w+$")
 
 
@@ -69,6 +71,14 @@ class PartTimeout(BaseException):
     """Raised inside a part that ran too long (a BaseException so ``except Exception`` misses it)."""
 
 
+class CallFailed(BaseException):
+    """A learner's function failed in a way that ends its part; ``feedback`` says how."""
+
+    def __init__(self, feedback):
+        super().__init__(feedback)
+        self.feedback = str(feedback)
+
+
 @contextlib.contextmanager
 def _time_limit(seconds):
     """Interrupt the block after ``seconds`` with PartTimeout (main thread on Unix only)."""
@@ -95,24 +105,46 @@ class _Discard(io.TextIOBase):
         return len(text)
 
 
-def _score_part(index, p, namespace, seed, part_timeout):
-    missing = [name for name in p.needs if not callable(namespace.get(name))]
+def score_part(p, functions, rng, *, part_timeout, limit=None):
+    """``(points, feedback)`` of part ``p`` with ``functions`` (name -> callable) and the generator ``rng``.
+
+    ``limit``: a context manager that stops the part after ``part_timeout`` seconds by raising
+    :class:`PartTimeout` (default: a timer signal, in the main thread of this process).
+    """
+    if not isinstance(p, Part):
+        raise TypeError(f"p must be a graded Part (see parts()); got {type(p).__name__}")
+    if not isinstance(functions, Mapping):
+        raise TypeError(f"functions must be a mapping of names to callables; got {type(functions).__name__}")
+    part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
+    missing = [name for name in p.needs if not callable(functions.get(name))]
     if missing:
         return 0.0, f"{missing[0]} is not defined: define it as in the exercise and run its cell"
-    rng = np.random.default_rng([seed, index])
+    limit = _time_limit(part_timeout) if limit is None else limit
     try:
-        with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
-            with _time_limit(part_timeout):
-                points, max_points, feedback = p.check(*(namespace[n] for n in p.needs), rng=rng)
+        with limit:
+            points, max_points, feedback = p.check(*(functions[n] for n in p.needs), rng=rng)
     except NotImplementedError:
         return 0.0, "not implemented"
     except PartTimeout:
         return 0.0, f"took longer than {part_timeout:g} s on the test inputs (endless loop?)"
+    except CallFailed as err:
+        return 0.0, err.feedback
     except (Exception, SystemExit) as err:  # noqa: BLE001 - the learner's code failed, not the grader
         return 0.0, f"raised {type(err).__name__}: {short(str(err), 200)}"
     if not isinstance(points, numbers.Real) or max_points != p.points:
         raise RuntimeError(f"check {p.title!r} returned {points!r}/{max_points!r}; expected up to {p.points}")
     return float(min(max(points, 0.0), p.points)), str(feedback)
+
+
+def part_rng(seed, index):
+    """The random generator of part ``index`` for ``seed``: the same inputs for the same seed.
+
+    Examples
+    --------
+    >>> int(part_rng(1, 0).integers(100)) == int(part_rng(1, 0).integers(100))
+    True
+    """
+    return np.random.default_rng([positive_int("seed", seed, low=0), positive_int("index", index, low=0)])
 
 
 def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
@@ -133,22 +165,10 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
     part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
     results = []
     for index, p in enumerate(parts(exercise)):
-        points, feedback = _score_part(index, p, namespace, seed, part_timeout)
+        with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
+            points, feedback = score_part(p, namespace, part_rng(seed, index), part_timeout=part_timeout)
         results.append({"part": p.title, "points": points, "max_points": p.points, "feedback": feedback})
     return results
-
-
-def report(exercise, namespace, *, seed, token, part_timeout=PART_TIMEOUT_S):
-    """Grade ``namespace`` and publish the result as display data the grader collects.
-
-    The grader runs this in the learner's kernel after the notebook; ``token`` is a fresh
-    random string that output printed by the notebook itself cannot know in advance.
-    """
-    from IPython.display import publish_display_data
-
-    results = grade_namespace(exercise, namespace, seed=seed, part_timeout=part_timeout)
-    payload = {"token": str(token), "exercise": exercise, "seed": seed, "parts": results}
-    publish_display_data({MIME: payload, "text/plain": f"{exercise}: {len(results)} parts checked"})
 
 
 def self_check(exercise, namespace, *, seed=None):

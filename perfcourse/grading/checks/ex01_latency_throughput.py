@@ -65,6 +65,10 @@ class _Model:
     def __repr__(self):
         return f"latency(b) = {self.floor:.4g} + {self.per_item:.4g} * max(b - {self.knee}, 0) s"
 
+    def __wire__(self):
+        """How the model crosses to the learner's kernel: its parameters (see ``wire.FUNCTION_KINDS``)."""
+        return {"kind": "knee", "floor": self.floor, "per_item": self.per_item, "knee": self.knee}
+
 
 @part("B: largest batch under a latency SLO", points=3, needs=("largest_batch_under_slo",))
 def check_largest_batch(largest_batch_under_slo, rng):

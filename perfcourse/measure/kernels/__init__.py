@@ -68,16 +68,17 @@ from __future__ import annotations
 from ._base import DTYPES, Kernel, itemsize, relative_error
 from .access import strided_read
 from .fma import fma_chains
-from .gridstride import grid_stride
+from .gridstride import grid_stride, tile_traffic
 from .matmul import dense, from_bfloat16, matmul, to_bfloat16
 from .recurrence import recurrence_scan, recurrence_serial
-from .reduction import sum_library, sum_serial, sum_tree
+from .reduction import sum_library, sum_serial, sum_tree, tree_cpu_traffic
 from .spin import spin
 from .stream import add, copy, scale, triad
 
 __all__ = ["Kernel", "ALL", "get", "DTYPES", "itemsize", "relative_error", "to_bfloat16", "from_bfloat16",
            "copy", "scale", "add", "triad", "sum_serial", "sum_tree", "sum_library", "recurrence_serial",
-           "recurrence_scan", "dense", "matmul", "grid_stride", "spin", "strided_read", "fma_chains"]
+           "recurrence_scan", "dense", "matmul", "grid_stride", "spin", "strided_read", "fma_chains",
+           "tile_traffic", "tree_cpu_traffic"]
 
 ALL = {k.name: k for k in (copy, scale, add, triad, sum_serial, sum_tree, sum_library, recurrence_serial,
                            recurrence_scan, dense, matmul, grid_stride, spin, strided_read, fma_chains)}

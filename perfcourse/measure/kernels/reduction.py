@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import _cuda
-from ._base import Kernel, uniform
+from ._base import Kernel, itemsize, uniform
 
-__all__ = ["sum_serial", "sum_tree", "sum_library"]
+__all__ = ["sum_serial", "sum_tree", "sum_library", "tree_cpu_traffic"]
 
 CHUNK = 2**16          # elements per running-sum call on the CPU
 TREE_THREADS = 256     # threads per block of the GPU tree (a power of two)
@@ -41,6 +41,27 @@ def _serial_cpu(x):
         np.add.accumulate(part, dtype=np.float64, out=buf[:part.size])
         total += buf[part.size - 1]
     return np.asarray(total)
+
+
+def tree_cpu_traffic(n, dtype="float32"):
+    """Bytes the CPU tree really moves, against the ``n`` elements a perfect sum reads once.
+
+    It converts the input to float64 (reads ``n`` elements, writes ``8 n`` bytes), then each
+    level of ``m`` values reads them (``8 m`` bytes) and writes a fresh array of ``m / 2``
+    (``4 m``): about ``24 n`` bytes over all levels. Every new array also costs page faults.
+
+    Examples
+    --------
+    >>> round(tree_cpu_traffic(2**24) / sum_tree.bytes_moved(2**24, dtype="float32"), 2)
+    9.0
+    """
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"n must be a whole number >= 1; got {n!r}")
+    n, levels, m = int(n), 0.0, int(n)
+    while m > 1:
+        levels += 8 * m + 8 * (m // 2)
+        m //= 2
+    return n * itemsize(dtype) + 8.0 * n + levels
 
 
 def _tree_cpu(x):

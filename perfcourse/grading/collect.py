@@ -1,0 +1,165 @@
+"""Find the submitted notebooks, read them safely, and pick one per exercise per learner.
+
+Folders are searched recursively without following symbolic links: a link (to a
+classmate's notebook, to ``solutions/``) is reported and never graded. A notebook is read
+once, before anything runs, through a descriptor opened without following links, at most
+:data:`MAX_NOTEBOOK_BYTES`; it is never written. A learner is a folder's first level
+(``submissions/alice/...``), or the folder itself for notebooks directly in it; a file named
+on the command line is its own learner. A learner gets one notebook graded per exercise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checks import exercises
+
+__all__ = ["MAX_NOTEBOOK_BYTES", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
+           "choose"]
+
+MAX_NOTEBOOK_BYTES = 16 << 20
+
+
+@dataclass
+class Entry:
+    """One thing found: a notebook to read, or (``note``) a path that is reported and not graded."""
+
+    shown: str
+    path: Path
+    learner: str
+    note: str | None = None
+    failure: bool = False      # counts as a failed path (exit 1): not a notebook
+
+
+class Unreadable(ValueError):
+    """A notebook that cannot be read; the message says why (with line and column for bad JSON)."""
+
+
+def _walk(given, root):
+    found, empty = [], True
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        for name in sorted(dirs):
+            if name == ".ipynb_checkpoints" or os.path.islink(here / name):
+                dirs.remove(name)
+                if name != ".ipynb_checkpoints":
+                    found.append((here / name, "a symbolic link to a folder; links are not followed"))
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".ipynb"):
+                continue
+            empty = False
+            mode = os.lstat(here / name).st_mode
+            note = ("a symbolic link; links are not followed" if stat.S_ISLNK(mode) else
+                    None if stat.S_ISREG(mode) else "not a regular file")
+            found.append((here / name, note))
+    entries = []
+    for path, note in found:
+        rel = path.relative_to(root)
+        learner = str(Path(given) / rel.parts[0]) if len(rel.parts) > 1 else str(given)
+        entries.append(Entry(str(Path(given) / rel), path, learner, note))
+    return entries, empty and not entries
+
+
+def find_notebooks(paths):
+    """Entries for ``paths`` (files as given, folders searched) and the folders that held no notebook.
+
+    Raises ``ValueError`` for a path that does not exist.
+    """
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError("paths must be a list of notebook or folder paths, not one path")
+    entries, empty = [], []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found, nothing = _walk(given, Path(os.path.realpath(path)))
+            entries += found
+            empty += [str(given)] * nothing
+        elif os.path.lexists(path):
+            note = None if path.name.endswith(".ipynb") else "is not a notebook (an .ipynb file)"
+            entries.append(Entry(str(given), Path(os.path.realpath(path)), str(given), note, failure=note is not None))
+        else:
+            raise ValueError(f"PATH must be a notebook or a folder of notebooks; {str(given)!r} does not exist")
+    return entries, empty
+
+
+def _json_error(err):
+    return f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+
+
+def read_notebook(path):
+    """``(notebook, text)`` of the file at ``path``, opened without following links; :class:`Unreadable`."""
+    import nbformat
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path; got {type(path).__name__}")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        raise Unreadable(f"cannot be opened ({err.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Unreadable("is not a regular file")
+        data = f.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise Unreadable(f"is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
+    try:
+        text = data.decode("utf-8")
+        json.loads(text)
+        nb = nbformat.reads(text, as_version=4)
+        sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    except UnicodeDecodeError:
+        raise Unreadable("is not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise Unreadable(_json_error(err)) from None
+    except Exception as err:  # noqa: BLE001 - any other malformation is the file's problem
+        raise Unreadable(f"is not a notebook nbformat can read ({type(err).__name__})") from None
+    if not all(isinstance(s, str) for s in sources):
+        raise Unreadable("has a code cell whose source is not text")
+    return nb, text
+
+
+def exercise_of(nb, path):
+    """The exercise id of a notebook: ``metadata.perfcourse.exercise``, else its ``NN_`` file name.
+
+    Examples
+    --------
+    >>> exercise_of({"metadata": {}}, Path("alice/03_amdahl.ipynb"))
+    'ex03'
+    >>> exercise_of({"metadata": {"perfcourse": {"exercise": "ex05"}}}, Path("x.ipynb"))
+    'ex05'
+    >>> exercise_of({"metadata": {}}, Path("notes.ipynb")) is None
+    True
+    """
+    meta = nb.get("metadata", {}).get("perfcourse", {}) if isinstance(nb, dict) else {}
+    wanted = meta.get("exercise") if isinstance(meta, dict) else None
+    if wanted is None:
+        match = re.match(r"^(\d\d)_", Path(path).name)
+        wanted = f"ex{match.group(1)}" if match else None
+    return wanted if isinstance(wanted, str) and wanted in exercises() else None
+
+
+def choose(candidates):
+    """Pick one per learner and exercise from ``(entry, exercise, payload)`` triples.
+
+    Returns ``(chosen, passed)``: ``(entry, exercise, payload, how many there were)`` for each
+    notebook to grade, ``(entry, exercise, payload, the entry chosen instead)`` for the others.
+    The notebook nearest the learner's folder wins, then the one with the exercise's own file
+    name, then the first by name.
+    """
+    groups = {}
+    for entry, exercise, payload in candidates:
+        groups.setdefault((entry.learner, exercise), []).append((entry, payload))
+    chosen, passed = [], []
+    for (_, exercise), group in groups.items():
+        own = exercises()[exercise][2:] + ".ipynb"
+        group.sort(key=lambda item: (len(Path(item[0].shown).parts), item[0].path.name != own, item[0].shown))
+        winner = group[0]
+        chosen.append((winner[0], exercise, winner[1], len(group)))
+        passed += [(entry, exercise, payload, winner[0]) for entry, payload in group[1:]]
+    return chosen, passed

@@ -1,0 +1,178 @@
+"""Grade one submission: run its notebook in a kernel, then check each part from the grader's process.
+
+The notebook's code cells run top to bottom in a fresh sandboxed kernel (errors allowed,
+like "run all"), under a time limit for all cells together, a memory limit and an output
+limit. Then, part by part, the part's check runs *here*: it draws the inputs, asks the
+kernel to call the learner's function on them, receives the result as plain data and
+compares it with the answer it computes itself. Each part has :data:`PART_TIMEOUT_S`
+seconds, enforced from outside: past it, or when a call ends the kernel, the kernel is
+killed, the part scores 0 and the next part runs in a new kernel that runs the notebook
+again. Answers, seeds and checks never enter the kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+
+from .._check import positive_int, real
+from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
+from .kernel import ENDED, Kernel, KernelLost
+
+__all__ = ["MAX_OUTPUT_BYTES", "CellFailure", "NotebookRun", "run_submission"]
+
+MAX_OUTPUT_BYTES = 1 << 20
+
+
+@dataclass
+class CellFailure:
+    """A cell of the submission that did not run cleanly."""
+
+    cell: int          # 1-based number among the notebook's code cells
+    source: str
+    reason: str
+
+    def describe(self):
+        first = next((line.strip() for line in self.source.splitlines() if line.strip()), "")
+        first = first if len(first) <= 40 else first[:37] + "..."
+        return f"code cell {self.cell} ({first!r}) {self.reason}"
+
+
+@dataclass
+class NotebookRun:
+    """What grading a notebook produced: failed cells, a fatal stop, each part's verdict."""
+
+    failures: list[CellFailure] = field(default_factory=list)
+    fatal: str | None = None
+    parts: list[dict] | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class _Job:
+    sandbox: object
+    name: str
+    text: str
+    cells: list
+    names: list
+    timeout_s: float
+    memory_bytes: int
+    max_output_bytes: int
+
+
+def _problem(report, job):
+    if report.flood:
+        return f"printed more than {job.max_output_bytes / 2**20:g} MiB of output and was stopped"
+    if report.deleted:
+        return f"deleted {job.name} from its working directory"
+    if report.error is None:
+        return None
+    ename, evalue = report.error
+    evalue = evalue if len(evalue) <= 150 else evalue[:147] + "..."
+    reason = f"raised {ename}" + (f": {evalue}" if evalue else "")
+    if ename == "MemoryError":
+        reason += f" (the notebook may use about {job.memory_bytes / 2**20:.0f} MiB)"
+    return reason
+
+
+def _run_notebook(job):
+    """Start a kernel and run the notebook: (kernel or None, failures, fatal reason or None, defined names)."""
+    kernel = Kernel(job.sandbox)
+    failures, number = [], 1
+    try:
+        deadline = time.monotonic() + job.timeout_s
+        kernel.start(job.name, job.text, job.cells, job.names, memory_bytes=job.memory_bytes,
+                     max_output_bytes=job.max_output_bytes, deadline=deadline)
+        for index, source in enumerate(job.cells):
+            number = index + 1
+            report = kernel.next_cell(index, deadline)
+            if isinstance(report, dict):
+                raise KernelLost("reported the end of the notebook too early")
+            problem = _problem(report, job)
+            if problem:
+                failures.append(CellFailure(number, source, problem))
+            if report.exit:
+                kernel.kill()
+                return None, failures, f"the notebook called exit() in code cell {number}, which ends its kernel", set()
+        number = len(job.cells)
+        names = kernel.next_cell(len(job.cells), deadline)
+        if not isinstance(names, dict):
+            raise KernelLost("reported more cells than the notebook has")
+    except KernelLost as lost:
+        kernel.kill()
+        return None, failures, _fatal(lost, number, job), set()
+    return kernel, failures, None, {n for n, kind in names.items() if kind == "function" and n in job.names}
+
+
+def _fatal(lost, number, job):
+    if lost.timeout:
+        return (f"the notebook did not finish within its time limit of {job.timeout_s:g} s "
+                f"(stopped in code cell {number})")
+    if lost.why == ENDED:
+        return (f"the kernel died in code cell {number} (os._exit(), a crash, or running out of memory: the limit "
+                f"is about {job.memory_bytes / 2**20:.0f} MiB)")
+    return f"the notebook {lost.why} (in code cell {number}) and was stopped"
+
+
+def _proxy(kernel, name, deadline):
+    """A stand-in for the learner's function ``name`` that calls it in the kernel."""
+    def call(*args):
+        return kernel.call(name, args, deadline[0])
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _hint(exercise, names):
+    notebook = exercises()[exercise][2:] + ".ipynb"
+    return (f"this notebook defines none of exercise {exercise[2:]}'s functions ({', '.join(names)}): submit the "
+            f"exercise notebook {notebook} (from exercises/), not a lesson")
+
+
+def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
+    results = []
+    for index, spec in enumerate(parts(exercise)):
+        again = None
+        if kernel is None or not kernel.alive:
+            kernel, _, again, defined = _run_notebook(job)
+        if again is not None:
+            points, feedback = 0.0, f"the kernel had to be started again for this part, and then {again}"
+        else:
+            deadline = [time.monotonic() + part_timeout]
+            functions = {n: _proxy(kernel, n, deadline) for n in defined}
+            points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=part_timeout,
+                                          limit=contextlib.nullcontext())
+        results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
+    return results, kernel
+
+
+def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_bytes, seed,
+                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES):
+    """Run a notebook (its file ``name``, its ``text``, its code ``cells``) and check ``exercise``'s parts.
+
+    Returns a :class:`NotebookRun`. A kernel that will not start raises
+    :class:`perfcourse.grading.kernel.KernelStartError` (the grader's problem, not the notebook's).
+    """
+    if not all(isinstance(c, str) for c in cells) or not isinstance(text, str):
+        raise TypeError("cells must be a list of code cell sources (str) and text the notebook's JSON text")
+    timeout_s = real("timeout_s", timeout_s, low=0, low_open=True)
+    memory_bytes = positive_int("memory_bytes", memory_bytes)
+    part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
+    names = sorted({n for p in parts(exercise) for n in p.needs})
+    job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes)
+    started = time.monotonic()
+    kernel, failures, fatal, defined = _run_notebook(job)
+    run = NotebookRun(failures, fatal)
+    try:
+        if fatal is None and not defined:
+            hint = _hint(exercise, names)
+            run.parts = [{"part": p.title, "points": 0.0, "max_points": p.points, "feedback": hint}
+                         for p in parts(exercise)]
+        elif fatal is None:
+            run.parts, kernel = _score_parts(job, exercise, kernel, defined, seed, part_timeout)
+    finally:
+        if kernel is not None:
+            kernel.kill()
+    run.seconds = time.monotonic() - started
+    return run
