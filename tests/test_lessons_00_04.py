@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import perfcourse as pc
-from perfcourse.models import verdicts
+from perfcourse.models import explain, verdicts
 from perfcourse.teach.lessons import lesson
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,19 +114,19 @@ def test_time_against_model_uses_the_one_band():
 def test_b1_faster_than_the_roofline_is_explained_by_the_cache_holding_w():
     """Lesson 01 at b = 1: 1.27 ms measured against a 2.88 ms bound, W 64 MiB, L3 32 MiB."""
     w = 64 * 2**20
-    text = verdicts.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
+    text = explain.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
                                  cache_bytes=32 * 2**20, reused=True)
     assert "2.27x faster than the model" in text
     assert "at least 56% of W must have come from a cache" in text
     assert "32 MiB last-level cache can keep up to 50% of it" in text
     # a cache that holds all the bytes needed explains it alone
-    assert verdicts.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
+    assert explain.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
                                  cache_bytes=48 * 2**20, reused=True).endswith("The cache can explain the gap.")
     # the slower side names the bandwidth reached, not a cache
-    slow = verdicts.read_verdict(8e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W", cache_bytes=32 * 2**20,
+    slow = explain.read_verdict(8e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W", cache_bytes=32 * 2**20,
                                  reused=True)
     assert "2.78x slower than the model" in slow and "at most 50% of W" in slow
-    close = verdicts.read_verdict(2.7e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
+    close = explain.read_verdict(2.7e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
                                   cache_bytes=32 * 2**20)
     assert "within 1.25x of the model" in close and "streams from memory" in close
 
@@ -134,37 +134,37 @@ def test_b1_faster_than_the_roofline_is_explained_by_the_cache_holding_w():
 def test_bound_verdict_names_the_nearest_ceiling():
     uses = [("arithmetic", 2 * 64 * 2**20, 91e9, "FLOP/s"), ("memory bandwidth", 8 * 2**20, 20e9, "B/s"),
             ("cache bandwidth", pc.kernels.tile_traffic(2**20, 64), 150e9, "B/s")]
-    assert verdicts.nearest_bound(8e-3, uses)[0] == "cache bandwidth"
-    assert "nearest to the cache bandwidth ceiling" in verdicts.bound_verdict(8e-3, uses)
-    assert "no ceiling is near" in verdicts.bound_verdict(1.0, uses)
+    assert explain.nearest_bound(8e-3, uses)[0] == "cache bandwidth"
+    assert "nearest to the cache bandwidth ceiling" in explain.bound_verdict(8e-3, uses)
+    assert "no ceiling is near" in explain.bound_verdict(1.0, uses)
     with pytest.raises(ValueError, match="uses must list"):
-        verdicts.nearest_bound(1.0, [])
+        explain.nearest_bound(1.0, [])
 
 
 def test_karp_flatt_verdict_names_the_gap():
-    close = verdicts.karp_flatt_verdict(0.3, 10e-3, 6.6e-3, 2)
+    close = explain.karp_flatt_verdict(0.3, 10e-3, 6.6e-3, 2)
     assert "e = 0.320" in close and "serial step explains the speedup" in close
-    lost = verdicts.karp_flatt_verdict(0.26, 10e-3, 7.0e-3, 2)
+    lost = explain.karp_flatt_verdict(0.26, 10e-3, 7.0e-3, 2)
     assert "e = 0.400" in lost and "700 µs per run" in lost
-    slower = verdicts.karp_flatt_verdict(0.26, 10e-3, 10.6e-3, 2)
+    slower = explain.karp_flatt_verdict(0.26, 10e-3, 10.6e-3, 2)
     assert "above 1" in slower and "600 µs longer" in slower
-    better = verdicts.karp_flatt_verdict(0.2, 10e-3, 4e-3, 2)
+    better = explain.karp_flatt_verdict(0.2, 10e-3, 4e-3, 2)
     assert "did better than its timed serial step allows" in better
     e = pc.laws.karp_flatt(10e-3 / 7.0e-3, 2)
     assert f"e = {e:.3f}" in lost
 
 
 def test_call_count_and_scaling_verdicts():
-    assert "explains the time" in verdicts.call_count_verdict(1.57e-3, 13.9e-6, 2295, 0.59e-6)
-    assert "more per call" in verdicts.call_count_verdict(4e-3, 13.9e-6, 2295, 0.59e-6)
-    assert "overstated" in verdicts.call_count_verdict(0.5e-3, 13.9e-6, 2295, 0.59e-6)
-    shared = verdicts.scaling_verdict(1.7, 2, achieved=11e9, ceiling=20e9, resource="memory bandwidth",
+    assert "explains the time" in explain.call_count_verdict(1.57e-3, 13.9e-6, 2295, 0.59e-6)
+    assert "more per call" in explain.call_count_verdict(4e-3, 13.9e-6, 2295, 0.59e-6)
+    assert "overstated" in explain.call_count_verdict(0.5e-3, 13.9e-6, 2295, 0.59e-6)
+    shared = explain.scaling_verdict(1.7, 2, achieved=11e9, ceiling=20e9, resource="memory bandwidth",
                                       shared=True, unit="B/s")
     assert "at most 1.82x on 2 workers" in shared and "explains the result" in shared
-    own = verdicts.scaling_verdict(1.0, 2, achieved=60e9, ceiling=120e9, resource="cache bandwidth", shared=False,
+    own = explain.scaling_verdict(1.0, 2, achieved=60e9, ceiling=120e9, resource="cache bandwidth", shared=False,
                                    unit="B/s", cores_busy=1.0)
     assert "allows 2x on 2 workers" in own and "kept only 1 of 2 cores busy" in own
-    superlinear = verdicts.scaling_verdict(2.38, 2, achieved=7e9, ceiling=26e9, resource="memory bandwidth",
+    superlinear = explain.scaling_verdict(2.38, 2, achieved=7e9, ceiling=26e9, resource="memory bandwidth",
                                            shared=True, unit="B/s")
     assert "one-worker run was slowed" in superlinear and "explains" not in superlinear
 
@@ -219,8 +219,8 @@ def test_lesson_04_measures_the_bound_of_its_high_intensity_setting():
     text = "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
     assert "**compute-bound**" not in text and "**memory-bound**" not in text
     code = "\n".join(_code(4))
-    assert "pc.verdicts.bound_verdict(" in code and "pc.verdicts.nearest_bound(" in code
-    assert "pc.verdicts.scaling_verdict(" in code
+    assert "pc.explain.bound_verdict(" in code and "pc.explain.nearest_bound(" in code
+    assert "pc.explain.scaling_verdict(" in code
     # the Amdahl explorer lives in lesson 03; lesson 04 links it and keeps only the comparison widget
     assert "(03_amdahl.ipynb)" in text
     assert "pc.verdicts.amdahl_line" not in code and "pc.verdicts.compare_line" in code

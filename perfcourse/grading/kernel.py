@@ -97,7 +97,9 @@ class Kernel:
             if ready:
                 try:
                     data = data[os.write(fd, data[:65536]):]
-                except (BrokenPipeError, OSError):
+                except BlockingIOError:
+                    continue
+                except OSError:
                     raise KernelLost(ENDED) from None
 
     def _line(self, deadline):

@@ -8,12 +8,9 @@ dtype, and the cost of one launch (GPU) or one small call (CPU), measured here.
 
 Examples
 --------
->>> d = datasheet("NVIDIA H200")
->>> d.name, d.memory_bandwidth / 1e12, d.peak_flops("bf16") / 1e12, d.sms
-('H200', 4.8, 989.0, 132)
->>> datasheet("NVIDIA A100-SXM4-80GB").name, datasheet("Tesla T4").peak_flops("bf16") is None
-('A100 80GB SXM', True)
->>> datasheet("Some Future GPU", quiet=True) is None
+>>> import numpy as np
+>>> from perfcourse.measure.backend import Backend
+>>> device_datasheet(Backend("numpy", np, False, "a CPU", "test"), quiet=True) is None   # no CPU table
 True
 """
 

@@ -1,0 +1,277 @@
+"""Why a measurement came out as it did: sentences computed from the run on screen.
+
+Each function returns the sentence for the case that happened, with the numbers that decide it
+(which bound was near, how much of the time a serial part took, how many cores were busy), so a
+lesson prints its "why" from its own measurement instead of listing every possible outcome.
+"""
+
+from __future__ import annotations
+
+from .._check import real
+from ..units import format_seconds as _fmt_s
+from . import laws
+from .verdicts import CLOSE_RATIO, _scalar, _time, is_close, time_against_model
+
+__all__ = ["read_verdict", "nearest_bound", "bound_verdict", "karp_flatt_verdict", "call_count_verdict",
+           "scaling_verdict"]
+
+
+def read_verdict(measured_s, model_s, *, nbytes, bandwidth, what, cache_bytes=None, reused=False,
+                 band=CLOSE_RATIO):
+    """Why a memory-bound call took the time it did: the bandwidth it reached against the copy's.
+
+    The model charges ``nbytes`` at the measured copy ``bandwidth`` (``model_s``). The sentence
+    says which side of the model the measurement fell and by how much, the bandwidth the call
+    reached, and, when it came in faster, how much of the data must have come from a cache:
+    with a free cache, a share ``1 - measured/model`` of the bytes. ``reused`` says the same
+    data is read on every call (a weight matrix), so the last-level cache (``cache_bytes``)
+    can keep part of it between calls.
+
+    Examples
+    --------
+    >>> print(read_verdict(1.27e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
+    ...                    cache_bytes=32 * 2**20, reused=True))
+    W (64 MiB) was read in 1.27 ms, 2.27x faster than the model: 52.8 GB/s, 2.27x the copy bandwidth \
+(23.3 GB/s). To be this fast, at least 56% of W must have come from a cache rather than from memory \
+(more if the cache is not free). Every call reads the same W, and the 32 MiB last-level cache can keep \
+up to 50% of it from one call to the next. That is less than the 56% needed, so memory also delivered \
+more to this pure read than to the copy the model borrowed its bandwidth from.
+    >>> print(read_verdict(2.7e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
+    ...                    cache_bytes=32 * 2**20, reused=True))
+    W (64 MiB) was read in 2.7 ms, within 1.25x of the model: 24.9 GB/s, 1.07x the copy bandwidth \
+(23.3 GB/s). The bytes and the copy bandwidth explain the time: W is 2x the 32 MiB last-level cache, \
+so it streams from memory on every call.
+    >>> print(read_verdict(8.0e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
+    ...                    cache_bytes=32 * 2**20, reused=True))
+    W (64 MiB) was read in 8 ms, 2.78x slower than the model: 8.39 GB/s, 0.36x the copy bandwidth \
+(23.3 GB/s). Something other than the bytes set the time: the routine kept fewer reads in flight than a \
+copy does, or other programs shared the memory bus and the cores during the run. The 32 MiB last-level \
+cache could keep at most 50% of W between calls, and that did not make up for it.
+    """
+    from ..units import format_bytes, si
+
+    m, p = _time("measured_s", measured_s), _time("model_s", model_s)
+    nbytes = real("nbytes", nbytes, low=0, low_open=True)
+    bandwidth = real("bandwidth", bandwidth, low=0, low_open=True)
+    if cache_bytes is not None:
+        cache_bytes = real("cache_bytes", cache_bytes, low=0, low_open=True)
+    achieved = nbytes / m
+    text = (f"{what} ({format_bytes(nbytes)}) was read in {_fmt_s(m)}, {time_against_model(m, p, band)}: "
+            f"{si(achieved, 'B/s')}, {achieved / bandwidth:.3g}x the copy bandwidth ({si(bandwidth, 'B/s')}).")
+    cache = None if cache_bytes is None else format_bytes(cache_bytes)
+    if is_close(m, p, band):
+        text += " The bytes and the copy bandwidth explain the time"
+        if cache_bytes is not None and nbytes > cache_bytes:
+            return text + (f": {what} is {nbytes / cache_bytes:.3g}x the {cache} last-level cache, so it streams "
+                           "from memory on every call.")
+        if cache_bytes is not None:
+            return text + (f", although {what} fits in the {cache} last-level cache: this machine's cache delivered "
+                           "it no faster than memory delivers a copy.")
+        return text + "."
+    if m < p:
+        needed = 1 - m / p
+        text += (f" To be this fast, at least {needed:.0%} of {what} must have come from a cache rather than from "
+                 "memory (more if the cache is not free).")
+        if reused and cache_bytes is not None:
+            share = min(1.0, cache_bytes / nbytes)
+            text += (f" Every call reads the same {what}, and the {cache} last-level cache can keep up to "
+                     f"{share:.0%} of it from one call to the next.")
+            if share >= needed:
+                return text + " The cache can explain the gap."
+            return text + (f" That is less than the {needed:.0%} needed, so memory also delivered more to this pure "
+                           "read than to the copy the model borrowed its bandwidth from.")
+        return text + (" A pure read is cheaper than the copy the model borrowed its bandwidth from: the copy is "
+                       "credited with 2 bytes per element, yet every line it writes is first read in as well.")
+    text += (" Something other than the bytes set the time: the routine kept fewer reads in flight than a copy "
+             "does, or other programs shared the memory bus and the cores during the run.")
+    if reused and cache_bytes is not None and nbytes > cache_bytes:
+        text += (f" The {cache} last-level cache could keep at most {cache_bytes / nbytes:.0%} of {what} between "
+                 "calls, and that did not make up for it.")
+    return text
+
+
+def nearest_bound(seconds, uses):
+    """The ceiling a run came nearest: ``(resource, achieved / ceiling)``.
+
+    ``uses`` holds ``(resource, amount, ceiling, unit)`` per resource: the amount one run
+    needs (FLOPs, bytes) and the measured ceiling (FLOP/s, bytes/s).
+
+    Examples
+    --------
+    >>> nearest_bound(1e-3, [("compute", 1e6, 100e9, "FLOP/s"), ("memory", 8e6, 20e9, "B/s")])
+    ('memory', 0.4)
+    """
+    t = _time("seconds", seconds)
+    if not uses:
+        raise ValueError("uses must list at least one (resource, amount, ceiling, unit)")
+    best = None
+    for resource, amount, ceiling, _unit in uses:
+        fraction = real(f"amount of {resource}", amount, low=0) / t / real(f"ceiling of {resource}", ceiling,
+                                                                             low=0, low_open=True)
+        if best is None or fraction > best[1]:
+            best = (resource, float(fraction))
+    return best
+
+
+def bound_verdict(seconds, uses, *, what="the run"):
+    """Each resource's achieved rate against its measured ceiling, and the one the run came nearest.
+
+    Examples
+    --------
+    >>> print(bound_verdict(8e-3, [("compute", 2 * 64 * 2**20, 91e9, "FLOP/s"),
+    ...                            ("memory", 8 * 2**20, 20e9, "B/s"),
+    ...                            ("in-cache passes", 4 * 4 * 64 * 2**20, 150e9, "B/s")], what="steps = 64"))
+    steps = 64 reached 16.8 GFLOP/s of compute (18% of 91 GFLOP/s), 1.05 GB/s of memory (5% of 20 GB/s), \
+134 GB/s of in-cache passes (89% of 150 GB/s): nearest to the in-cache passes ceiling, so that is what \
+bounds it here.
+    """
+    from ..units import si
+
+    t = _time("seconds", seconds)
+    name, fraction = nearest_bound(t, uses)
+    parts = [f"{si(amount / t, unit)} of {resource} ({amount / t / ceiling:.0%} of {si(ceiling, unit)})"
+             for resource, amount, ceiling, unit in uses]
+    if fraction >= 0.5:
+        reading = f"nearest to the {name} ceiling, so that is what bounds it here"
+    else:
+        reading = (f"no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
+                   "measure set its time (fixed costs per call, dependencies, or cores it did not have to itself)")
+    return f"{what} reached {', '.join(parts)}: {reading}."
+
+
+def karp_flatt_verdict(serial_fraction, t1, tn, n, band=CLOSE_RATIO):
+    """The serial fraction timed apart against the one Karp-Flatt reads off the measured speedup.
+
+    ``serial_fraction`` is ``s`` from timing the serial step alone; ``t1`` and ``tn`` are the
+    whole run's times on 1 and ``n`` workers. Karp-Flatt ``e = (1/psi - 1/n) / (1 - 1/n)``
+    with ``psi = t1 / tn`` is the serial fraction Amdahl would need to explain the run; the
+    gap ``(e - s) (1 - 1/n) t1`` is time the model has no term for.
+
+    Examples
+    --------
+    >>> print(karp_flatt_verdict(0.26, 10e-3, 7.0e-3, 2))
+    speedup 1.43x on 2 workers: Karp-Flatt e = 0.400 against s = 0.260 timed apart. The run lost as much \
+as a serial part 1.54x larger would: 700 µs per run (7% of the one-worker time) went to something that \
+is not the serial step and did not share out over the workers.
+    >>> print(karp_flatt_verdict(0.26, 10e-3, 10.6e-3, 2))
+    speedup 0.943x on 2 workers: Karp-Flatt e = 1.120, above 1, which no serial fraction can give (even s = 1 \
+gives 1x). The 2-worker run took 600 µs longer than one worker: overhead that grows with the workers \
+(handing out the work, waiting for a free core), not serial code.
+    """
+    s = real("serial_fraction", serial_fraction, low=0, high=1)
+    t1, tn = _time("t1", t1), _time("tn", tn)
+    n = real("n", n, low=1, low_open=True)
+    psi = t1 / tn
+    e = laws.karp_flatt(psi, n)
+    head = f"speedup {psi:.3g}x on {n:g} workers: Karp-Flatt e = {e:.3f}"
+    if e > 1:
+        return (f"{head}, above 1, which no serial fraction can give (even s = 1 gives 1x). The {n:g}-worker run "
+                f"took {_fmt_s(tn - t1)} longer than one worker: overhead that grows with the workers (handing out "
+                "the work, waiting for a free core), not serial code.")
+    head += f" against s = {s:.3f} timed apart."
+    gap_s = abs(e - s) * (1 - 1 / n) * t1
+    if (s > 0 and e > 0 and is_close(e, s, band)) or abs(e - s) < 0.01:
+        return (f"{head} Within {band:g}x of each other: the serial step explains the speedup, and the parallel "
+                f"step shared out as Amdahl assumes (the gap is {_fmt_s(gap_s)} per run).")
+    if e > s:
+        return (f"{head} The run lost as much as a serial part {e / max(s, 1e-12):.3g}x larger would: "
+                f"{_fmt_s(gap_s)} per run ({gap_s / t1:.0%} of the one-worker time) went to something that is not "
+                "the serial step and did not share out over the workers.")
+    return (f"{head} The run did better than its timed serial step allows, by {_fmt_s(gap_s)} per run: the serial "
+            "step cost less inside the run than alone, or the one-worker baseline ran slow.")
+
+
+def call_count_verdict(measured_s, whole_s, extra_calls, per_call_s, band=CLOSE_RATIO):
+    """How much of a many-calls version's time its extra calls explain, from the measured per-call cost.
+
+    The model is ``whole_s + extra_calls x per_call_s``. Inside the loop each extra call really
+    cost ``(measured_s - whole_s) / extra_calls``; the sentence puts the two per-call costs side
+    by side.
+
+    Examples
+    --------
+    >>> print(call_count_verdict(1.57e-3, 13.9e-6, 2295, 0.59e-6))
+    each extra call cost 678 ns inside the loop against 590 ns measured on one row: the call count explains \
+the time (within 1.25x). Calls, not work, set it: the work of all 2,295 extra calls is already in the \
+13.9 µs of the whole block.
+    >>> print(call_count_verdict(4.0e-3, 13.9e-6, 2295, 0.59e-6).split(": ")[1])
+    the loop costs 2.94x more per call than one row's chain showed (every row brings new data and the Python \
+loop adds its own steps).
+    """
+    m, w = _time("measured_s", measured_s), _time("whole_s", whole_s)
+    extra = real("extra_calls", extra_calls, low=1)
+    per_call = _time("per_call_s", per_call_s)
+    inside = max(m - w, 0.0) / extra
+    head = (f"each extra call cost {_fmt_s(inside)} inside the loop against {_fmt_s(per_call)} measured on one row")
+    if inside > 0 and is_close(inside, per_call, band):
+        return (f"{head}: the call count explains the time (within {band:g}x). Calls, not work, set it: the work "
+                f"of all {extra:,.0f} extra calls is already in the {_fmt_s(w)} of the whole block.")
+    if inside > per_call:
+        return (f"{head}: the loop costs {inside / per_call:.3g}x more per call than one row's chain showed "
+                "(every row brings new data and the Python loop adds its own steps).")
+    return (f"{head}: the one-row run overstated the cost of a call by {per_call / max(inside, 1e-12):.3g}x "
+            "(a few microseconds are easily disturbed).")
+
+
+def scaling_verdict(speedup, n, *, achieved, ceiling, resource, shared, unit, cores_busy=None,
+                    band=CLOSE_RATIO):
+    """Why a run scaled as it did on ``n`` workers: what its bounding resource allows, against the measurement.
+
+    ``achieved`` is the rate one worker reached of ``resource`` (bytes/s, FLOP/s), ``ceiling``
+    its measured ceiling. A ``shared`` resource (memory bandwidth) caps the speedup at
+    ``min(n, ceiling / achieved)``; a per-worker one (arithmetic units, a core's own cache)
+    allows ``n``. ``cores_busy`` (CPU time / wall time of the ``n``-worker run) names a
+    shortfall of cores when it is measured.
+
+    Examples
+    --------
+    >>> print(scaling_verdict(1.05, 2, achieved=11e9, ceiling=20e9, resource="memory bandwidth", shared=True,
+    ...                       unit="B/s"))
+    one worker drew 11 GB/s of memory bandwidth, 55% of the 20 GB/s measured; all workers share it, so it \
+allows at most 1.82x on 2 workers. Measured 1.05x: 1.73x below what the memory bandwidth allows, so \
+something else held the workers back.
+    >>> print(scaling_verdict(2.38, 2, achieved=7e9, ceiling=26e9, resource="memory bandwidth", shared=True,
+    ...                       unit="B/s").split(". ", 1)[1])
+    Measured 2.38x: more than 2 workers can give by sharing the work, so the one-worker run was slowed (by \
+other programs on the machine, or a cold start): rerun it before reading more into it.
+    >>> print(scaling_verdict(0.98, 2, achieved=130e9, ceiling=150e9, resource="in-cache passes", shared=False,
+    ...                       unit="B/s", cores_busy=1.02).split(". ", 1)[1])
+    Measured 0.98x: 2.04x below what the in-cache passes allows, so something else held the workers back: \
+on average they kept only 1.02 of 2 cores busy (the cores were taken by other programs, or the \
+threads waited for each other).
+    """
+    from ..units import si
+
+    psi = _scalar("speedup", speedup)
+    n = real("n", n, low=1)
+    achieved = real("achieved", achieved, low=0, low_open=True)
+    ceiling = real("ceiling", ceiling, low=0, low_open=True)
+    if shared:
+        cap = min(n, max(1.0, ceiling / achieved))
+        text = (f"one worker drew {si(achieved, unit)} of {resource}, {achieved / ceiling:.0%} of the "
+                f"{si(ceiling, unit)} measured; all workers share it, so it allows at most {cap:.3g}x on "
+                f"{n:g} workers.")
+    else:
+        cap = n
+        text = (f"one worker reached {si(achieved, unit)} of {resource} ({achieved / ceiling:.0%} of the "
+                f"{si(ceiling, unit)} measured); each worker brings its own, so it allows {n:g}x on {n:g} workers.")
+    text += f" Measured {psi:.3g}x"
+    if psi > 1.05 * n:
+        return text + (f": more than {n:g} workers can give by sharing the work, so the one-worker run was slowed "
+                       "(by other programs on the machine, or a cold start): rerun it before reading more into it.")
+    if is_close(psi, cap, band):
+        return text + f": within {band:g}x of that, so the {resource} explains the result."
+    if psi > cap:
+        return text + (f": above what the {resource} allows, so the one-worker run did not reach the ceiling it "
+                       "could have (or was slowed by other programs).")
+    text += f": {cap / psi:.3g}x below what the {resource} allows, so something else held the workers back"
+    if cores_busy is not None:
+        busy = real("cores_busy", cores_busy, low=0)
+        if busy < min(n, cap) / band:
+            return text + (f": on average they kept only {busy:.3g} of {n:g} cores busy (the cores were taken "
+                           "by other programs, or the threads waited for each other).")
+        return text + (f", although they kept {busy:.3g} cores busy on average: that time went to work one worker "
+                       "does not do (handing out the chunks, contending for the same memory).")
+    return text + "."
+
+
