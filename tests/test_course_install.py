@@ -266,8 +266,9 @@ def test_wheel_carries_the_course_and_an_install_renders_the_site(tmp_path):
     bindir = python.parent
     out = _run([bindir / "perfcourse", "site", "--out", "html"], elsewhere)
     assert f"wrote {len(LESSONS)} lesson pages" in out
-    pages = sorted(p.name for p in (elsewhere / "html").iterdir())
+    pages = sorted(p.name for p in (elsewhere / "html").iterdir() if p.is_file())
     assert pages == sorted(["index.html"] + [f"{x.stem}.html" for x in LESSONS])
+    assert (elsewhere / "html" / "mathjax").is_dir(), "the installed package must bundle MathJax for offline pages"
     index = (elsewhere / "html" / "index.html").read_text(encoding="utf-8")
     assert all(f'href="{x.stem}.html"' in index for x in LESSONS)
 

@@ -104,14 +104,22 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def _walk(model_id, state, controls, outputs):
-    """Collect (description, value) of controls and the outputs of Output widgets under a widget."""
+    """Collect the (description, value) of controls, and as outputs: what Output widgets hold, the PNG
+    of Image widgets and the text of HTML widgets, in the order they appear under a widget."""
     model = state.get(model_id)
     if model is None:
         return
-    s = model.get("state", {})
-    if model.get("model_name") == "OutputModel":
+    s, name = model.get("state", {}), model.get("model_name")
+    if name == "OutputModel":
         outputs.extend(s.get("outputs", []))
-    elif "value" in s and s.get("description") is not None:
+    elif name == "ImageModel":
+        png = next((b.get("data") for b in model.get("buffers", []) if b.get("path") == ["value"]), None)
+        if png and s.get("format", "png") == "png":
+            outputs.append({"output_type": "display_data", "metadata": {}, "data": {"image/png": png}})
+    elif name in ("HTMLModel", "HTMLMathModel") and not s.get("description"):
+        if s.get("value"):
+            outputs.append({"output_type": "display_data", "metadata": {}, "data": {"text/html": s["value"]}})
+    elif "value" in s and s.get("description"):
         controls.append((s["description"], s["value"]))
     for child in s.get("children", []):
         _walk(child.removeprefix("IPY_MODEL_"), state, controls, outputs)

@@ -6,11 +6,14 @@ course's size is made), draws, and returns the ``Axes``; none calls ``plt.show()
 
 from __future__ import annotations
 
-__all__ = ["FIGSIZE", "WIDE", "TALL", "KIND_COLORS", "PERCENTILE_STYLES", "FONT_SMALL", "axes", "finish"]
+__all__ = ["FIGSIZE", "WIDE", "TALL", "WIDGET_FIGSIZE", "WIDGET_DPI", "KIND_COLORS", "PERCENTILE_STYLES",
+           "FONT_SMALL", "axes", "finish"]
 
 FIGSIZE = (6.4, 4.2)     # one plot
 WIDE = (7.0, 3.8)        # a bar chart or a timeline with a legend beside it
 TALL = (6.4, 3.6)        # a graph drawn top to bottom
+WIDGET_FIGSIZE = (6.4, 3.8)   # an explorer's figure, redrawn as a control moves
+WIDGET_DPI = 100              # its pixels per inch: sharp on screen, cheap enough to redraw on every step
 FONT_SMALL = 8
 # one colour per kind of time, the same in every lesson
 KIND_COLORS = {"cpu": "tab:blue", "copy": "tab:orange", "kernel": "tab:green", "sync": "tab:red",
