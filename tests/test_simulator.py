@@ -132,10 +132,10 @@ def test_batching_raises_throughput_under_overload_of_fcfs():
 
 
 def _continuous_reference(a, prompt, out, step, m, budget):
-    """Step-by-step simulation, one loop turn per step: slow but obviously right."""
+    """Step by step, one loop turn per step (slow but obviously right): when each request joined the
+    batch, and the time of each of its tokens (the first one ends its prefill step)."""
     n, clock, i = len(a), 0.0, 0
-    start, first, finish = np.zeros(n), np.zeros(n), np.zeros(n)
-    left = {}
+    start, times, left = np.zeros(n), [[] for _ in range(n)], {}
     while i < n or left:
         if not left and a[i] > clock:
             clock = a[i]
@@ -144,16 +144,15 @@ def _continuous_reference(a, prompt, out, step, m, budget):
             tokens += prompt[i]
             joined.append(i)
             i += 1
-        dt = step(tokens)
         for r in joined:
-            start[r], first[r], left[r] = clock, clock + dt, out[r]
-        clock += dt
+            start[r], left[r] = clock, out[r]
+        clock += step(tokens)
         for r in list(left):
+            times[r].append(clock)
             left[r] -= 1
             if left[r] == 0:
-                finish[r] = clock
                 del left[r]
-    return start, first, finish
+    return start, times
 
 
 def test_continuous_batching_matches_step_by_step_reference():
@@ -163,33 +162,11 @@ def test_continuous_batching_matches_step_by_step_reference():
     prompt, out = rng.integers(1, 300, n), rng.integers(1, 60, n)
     svc = q.affine(0.01, 2e-5)
     tr = q.simulate("continuous", a, svc, prompt_tokens=prompt, output_tokens=out, max_batch=6, token_budget=512)
-    start, first, finish = _continuous_reference(a, prompt, out, lambda k: 0.01 + 2e-5 * k, 6, 512)
+    start, times = _continuous_reference(a, prompt, out, lambda k: 0.01 + 2e-5 * k, 6, 512)
+    first, finish = np.array([t[0] for t in times]), np.array([t[-1] for t in times])
     np.testing.assert_allclose(tr.start, start, rtol=1e-9)
     np.testing.assert_allclose(tr.first_token, first, rtol=1e-9)
     np.testing.assert_allclose(tr.finish, finish, rtol=1e-9)
-
-
-def _token_times_reference(a, prompt, out, step, m, budget):
-    """Step by step, the time of every token of every request (the first one ends its prefill step)."""
-    n, clock, i = len(a), 0.0, 0
-    times, left = [[] for _ in range(n)], {}
-    while i < n or left:
-        if not left and a[i] > clock:
-            clock = a[i]
-        tokens, joined = len(left), []
-        while i < n and a[i] <= clock and len(left) + len(joined) < m and tokens + prompt[i] <= budget:
-            tokens += prompt[i]
-            joined.append(i)
-            i += 1
-        for r in joined:
-            left[r] = out[r]
-        clock += step(tokens)
-        for r in list(left):
-            times[r].append(clock)
-            left[r] -= 1
-            if left[r] == 0:
-                del left[r]
-    return times
 
 
 def test_inter_token_latency_is_every_gap_between_tokens():
@@ -199,7 +176,7 @@ def test_inter_token_latency_is_every_gap_between_tokens():
     prompt, out = rng.integers(1, 400, n), rng.integers(1, 50, n)
     tr = q.simulate("continuous", a, q.affine(0.01, 2e-5), prompt_tokens=prompt, output_tokens=out, max_batch=8,
                     token_budget=600)
-    times = _token_times_reference(a, prompt, out, lambda k: 0.01 + 2e-5 * k, 8, 600)
+    _, times = _continuous_reference(a, prompt, out, lambda k: 0.01 + 2e-5 * k, 8, 600)
     gaps = np.concatenate([np.diff(t) for t in times])
     assert tr.itl.size == gaps.size == int((out - 1).sum())
     np.testing.assert_allclose(np.sort(tr.itl), np.sort(gaps), rtol=1e-9)
