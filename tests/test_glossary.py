@@ -46,7 +46,6 @@ def test_every_lesson_notebook_named_exists_in_the_syllabus_order():
 # Terms whose lesson teaches the idea under other words; the glossary entry (or the lesson) should
 # name it. strict: once the notebook uses the term, the xfail fails and this list must shrink.
 NOT_NAMED_IN_THEIR_LESSON = {
-    "tail latency": "01 speaks of 'the tail' only; 'tail latency' first appears in 10_self_test",
 }
 
 
