@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from .._check import positive_int, real
+from ..units import format_bytes
 from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
 from .kernel import ENDED, Kernel, KernelLost
 
@@ -63,7 +64,7 @@ class _Job:
 
 def _problem(report, job):
     if report.flood:
-        return f"printed more than {job.max_output_bytes / 2**20:g} MiB of output and was stopped"
+        return f"printed more than {format_bytes(job.max_output_bytes)} of output and was stopped"
     if report.deleted:
         return f"deleted {job.name} from its working directory"
     if report.error is None:
@@ -72,7 +73,7 @@ def _problem(report, job):
     evalue = evalue if len(evalue) <= 150 else evalue[:147] + "..."
     reason = f"raised {ename}" + (f": {evalue}" if evalue else "")
     if ename == "MemoryError":
-        reason += f" (the notebook may use about {job.memory_bytes / 2**20:.0f} MiB)"
+        reason += f" (the notebook may use about {format_bytes(job.memory_bytes)})"
     return reason
 
 
@@ -111,7 +112,7 @@ def _fatal(lost, number, job):
                 f"(stopped in code cell {number})")
     if lost.why == ENDED:
         return (f"the kernel died in code cell {number} (os._exit(), a crash, or running out of memory: the limit "
-                f"is about {job.memory_bytes / 2**20:.0f} MiB)")
+                f"is about {format_bytes(job.memory_bytes)})")
     return f"the notebook {lost.why} (in code cell {number}) and was stopped"
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .._check import real
 from ..measure.timing import Timing
 from ..models import scaling
-from ..units import format_seconds
+from ..units import format_bytes, format_seconds
 
 __all__ = ["phase_timings", "one_rank_baseline", "sweep_points", "step_table", "runs_by_label", "scaling_claim"]
 
@@ -108,7 +108,7 @@ def scaling_claim(result, label, baseline, baseline_s=None):
         f"ranks, device   : {n} x {result['backend']} on {result['device']} ({result['mpi']})",
         f"batch           : local {run['local_batch']} x {run['accumulate']} micro-batch(es) per all-reduce, global "
         f"{run['global_batch']} (1-rank run: global {base['global_batch']})",
-        f"communication   : all-reduce of {run['grad_bytes'] / 2**20:.3g} MiB per step, no overlap, p50 "
+        f"communication   : all-reduce of {format_bytes(run['grad_bytes'])} per step, no overlap, p50 "
         f"{fmt(t['comm'].p50)}; waiting for the slowest rank p50 {fmt(t['wait'].p50)}",
         f"step time       : p50 {fmt(t['step'].p50)}, p95 {fmt(t['step'].p95)} over {t['step'].n} steps "
         f"(1 rank: p50 {fmt(t1)})",

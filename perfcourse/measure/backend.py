@@ -28,6 +28,8 @@ from types import ModuleType
 
 import numpy as np
 
+from ..units import format_bytes
+
 __all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "ENV_VAR", "CHOICES",
            "NOT_INSTALLED", "INSTALL_CUPY"]
 
@@ -194,7 +196,7 @@ def _numpy_backend(reason):
     cache = cpu_cache_bytes()
     info = {"cores": os.cpu_count(), "numpy": np.__version__}
     if cache:
-        info["cache"] = f"{cache / 2**20:g} MiB last-level cache"
+        info["cache"] = f"{format_bytes(cache)} last-level cache"
     return Backend("numpy", np, False, cpu_model(), reason, cache, info)
 
 
@@ -211,7 +213,7 @@ def _cupy_backend(cupy, reason):
             "driver": cupy.cuda.runtime.driverGetVersion(),
             "memory_bytes": int(props.get("totalGlobalMem", 0))}
     if l2:
-        info["cache"] = f"{l2 / 2**20:g} MiB L2"
+        info["cache"] = f"{format_bytes(l2)} L2"
     return Backend("cupy", cupy, True, name, reason, l2, info, sms=sms,
                    threads_per_sm=int(dev.attributes["MaxThreadsPerMultiProcessor"]))
 

@@ -8,7 +8,7 @@ Examples
 
 from __future__ import annotations
 
-from ..units import si
+from ..units import format_bytes, si
 
 __all__ = ["rows", "report"]
 
@@ -47,7 +47,7 @@ def report(ceilings, sheet=None):
     lines.insert(0, f"device: {ceilings.device} ({ceilings.backend}), measured {ceilings.date}")
     stream = f"STREAM arrays: {ceilings.stream_elements:,} {ceilings.stream_dtype} elements each"
     if ceilings.cache_bytes:
-        stream += f" (last-level cache {ceilings.cache_bytes / 2**20:g} MiB)"
+        stream += f" (last-level cache {format_bytes(ceilings.cache_bytes)})"
     lines.append(stream)
     if sheet:
         lines.append(f"datasheet: {sheet.name}; source: {sheet.source}")

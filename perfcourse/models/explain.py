@@ -8,7 +8,8 @@ lesson prints its "why" from its own measurement instead of listing every possib
 from __future__ import annotations
 
 from .._check import real
-from ..units import format_seconds as _fmt_s
+from ..units import format_bytes, si
+from ..units import format_seconds as _fmt_s  # short: it sits inside long sentences
 from . import laws
 from .verdicts import CLOSE_RATIO, _scalar, _time, is_close, time_against_model
 
@@ -48,8 +49,6 @@ so it streams from memory on every call.
 copy does, or other programs shared the memory bus and the cores during the run. The 32 MiB last-level \
 cache could keep at most 50% of W between calls, and that did not make up for it.
     """
-    from ..units import format_bytes, si
-
     m, p = _time("measured_s", measured_s), _time("model_s", model_s)
     nbytes = real("nbytes", nbytes, low=0, low_open=True)
     bandwidth = real("bandwidth", bandwidth, low=0, low_open=True)
@@ -125,7 +124,6 @@ def bound_verdict(seconds, uses, *, what="the run"):
 134 GB/s of in-cache passes (89% of 150 GB/s): nearest to the in-cache passes ceiling, so that is what \
 bounds it here.
     """
-    from ..units import si
 
     t = _time("seconds", seconds)
     name, fraction = nearest_bound(t, uses)
@@ -240,7 +238,6 @@ other programs on the machine, or a cold start): rerun it before reading more in
 on average they kept only 1.02 of 2 cores busy (the cores were taken by other programs, or the \
 threads waited for each other).
     """
-    from ..units import si
 
     psi = _scalar("speedup", speedup)
     n = real("n", n, low=1)
