@@ -31,7 +31,7 @@ ALIASES = {
     "queueing": "queueing", "servicetime": "queueing.servicetime", "simulator": "queueing.simulator",
     "continuous": "queueing.continuous", "simtrace": "queueing.simtrace",
     # measure
-    "backend": "measure.backend", "timing": "measure.timing", "claims": "measure.claims",
+    "backend": "measure.backend", "timing": "measure.timing", "claims": "measure.claims", "simt": "measure.simt",
     "profiler": "measure.profiler", "nvml": "measure.nvml", "ceilings": "measure.ceilings",
     "experiments": "measure.experiments", "recorded": "measure.recorded", "kernels": "measure.kernels",
     "hardware": "measure.hardware", "bench": "measure.bench", "gpucheck": "measure.gpucheck",

@@ -162,6 +162,7 @@ class Sandbox:
             support.mkdir()
             for name in ("runner.py", "wire.py"):
                 shutil.copyfile(Path(__file__).with_name(name), support / name)
+            shutil.copyfile(Path(__file__).parents[1] / "_syncs.py", support / "syncs.py")
             if self.contained:
                 _copy_package(self.root / "perfcourse")
                 self.seccomp = seccomp_filter()

@@ -121,7 +121,11 @@ def _proxy(kernel, name, deadline):
     def call(*args):
         return kernel.call(name, args, deadline[0])
 
+    def counted(*args):
+        return kernel.call(name, args, deadline[0], count_syncs=True)
+
     call.__name__ = call.__qualname__ = name
+    call.counted = counted
     return call
 
 
@@ -140,9 +144,10 @@ def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
         if again is not None:
             points, feedback = 0.0, f"the kernel had to be started again for this part, and then {again}"
         else:
-            deadline = [time.monotonic() + part_timeout]
+            timeout = max(part_timeout, spec.timeout_s or 0.0)
+            deadline = [time.monotonic() + timeout]
             functions = {n: _proxy(kernel, n, deadline) for n in defined}
-            points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=part_timeout,
+            points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
                                           limit=contextlib.nullcontext())
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
     return results, kernel

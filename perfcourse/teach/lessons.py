@@ -33,6 +33,12 @@ class Lesson:
     title: str
     notebook: str
     exercise: str | None = None
+    more: tuple[str, ...] = ()
+
+    @property
+    def exercises(self):
+        """Every graded exercise of the lesson: its own first, then the kernel and report exercises."""
+        return ((self.exercise,) if self.exercise else ()) + self.more
 
     @property
     def stem(self):
@@ -45,21 +51,21 @@ class Lesson:
         return f"{self.number:02d} · {self.title}"
 
 
-def _lesson(number, slug, title, graded):
+def _lesson(number, slug, title, graded, more=()):
     notebook = f"{number:02d}_{slug}.ipynb"
-    return Lesson(number, slug, title, notebook, notebook if graded else None)
+    return Lesson(number, slug, title, notebook, notebook if graded else None, tuple(more))
 
 
 LESSONS = (
     _lesson(0, "start_here", "Start here", graded=False),
-    _lesson(1, "latency_throughput", "Latency and throughput", graded=True),
-    _lesson(2, "work_span", "Work and span", graded=True),
+    _lesson(1, "latency_throughput", "Latency and throughput", graded=True, more=("12_claim_card.ipynb",)),
+    _lesson(2, "work_span", "Work and span", graded=True, more=("09_tree_reduction.ipynb", "10_scan.ipynb")),
     _lesson(3, "amdahl", "Amdahl's law: the serial part sets the ceiling", graded=True),
     _lesson(4, "gustafson", "Gustafson's law: strong and weak scaling", graded=True),
-    _lesson(5, "roofline", "The roofline", graded=True),
+    _lesson(5, "roofline", "The roofline", graded=True, more=("11_grid_stride.ipynb",)),
     _lesson(6, "littles_law", "Little's law and serving queues", graded=True),
     _lesson(7, "scaling_efficiency", "Scaling efficiency", graded=True),
-    _lesson(8, "optimization_order", "The order of optimization", graded=True),
+    _lesson(8, "optimization_order", "The order of optimization", graded=True, more=("13_read_a_profile.ipynb",)),
     _lesson(9, "hand_calculations", "Hand calculations", graded=False),
     _lesson(10, "self_test", "Self-test", graded=False),
 )

@@ -28,9 +28,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._check import choice, positive_int, real
-from ._tools import Part, close, part, run_cases, short
+from ._tools import Part, call_counted, close, part, run_cases, short
 
-__all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "exercises", "parts",
+__all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "call_counted", "exercises", "parts",
            "PartTimeout", "CallFailed", "score_part", "grade_namespace", "self_check"]
 
 PART_TIMEOUT_S = 10.0
@@ -165,8 +165,9 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
     part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
     results = []
     for index, p in enumerate(parts(exercise)):
+        timeout = max(part_timeout, p.timeout_s or 0.0)
         with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
-            points, feedback = score_part(p, namespace, part_rng(seed, index), part_timeout=part_timeout)
+            points, feedback = score_part(p, namespace, part_rng(seed, index), part_timeout=timeout)
         results.append({"part": p.title, "points": points, "max_points": p.points, "feedback": feedback})
     return results
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Part", "part", "close", "run_cases", "short"]
+__all__ = ["Part", "part", "close", "run_cases", "short", "call_counted"]
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,14 @@ class Part:
     points: float
     needs: tuple[str, ...]
     check: object
+    timeout_s: float | None = None
 
 
-def part(title, *, points, needs):
+def part(title, *, points, needs, timeout_s=None):
     """Mark a check function as a graded part worth ``points`` that needs ``needs``.
+
+    ``timeout_s``: the time this part may take when it needs more than the grader's usual
+    per-part limit (kernels on Numba's CUDA simulator are slow).
 
     Examples
     --------
@@ -42,9 +46,11 @@ def part(title, *, points, needs):
         raise TypeError(f"needs must be a tuple of names; got {needs!r}")
     if not isinstance(points, numbers.Real) or points <= 0:
         raise ValueError(f"points must be a number > 0; got {points!r}")
+    if timeout_s is not None and (not isinstance(timeout_s, numbers.Real) or timeout_s <= 0):
+        raise ValueError(f"timeout_s must be None or a number of seconds > 0; got {timeout_s!r}")
 
     def register(func):
-        func.part = Part(title, float(points), tuple(needs), func)
+        func.part = Part(title, float(points), tuple(needs), func, None if timeout_s is None else float(timeout_s))
         return func
 
     return register
@@ -139,3 +145,22 @@ def run_cases(func, cases, points, *, rtol=1e-6, atol=0.0):
             call = f"{name}({', '.join(short(a, 60) for a in args)})"
             return 0, points, f"wrong for {call}: expected {short(expected)}, got {short(got)}"
     return points, points, f"correct on {len(cases)} random cases"
+
+
+def call_counted(func, *args):
+    """``(func(*args), steps)``: the result and the barriers one block passed on the CUDA simulator.
+
+    Graded, ``func`` is the grader's stand-in and the kernel counts; in a notebook's own
+    self-check the count is taken here. ``steps`` is None where no simulator is loaded.
+
+    Examples
+    --------
+    >>> call_counted(lambda x: 2 * x, 4)
+    (8, None)
+    """
+    counted = getattr(func, "counted", None)
+    if callable(counted):
+        return counted(*copy.deepcopy(args))
+    from ..._syncs import count_syncs
+
+    return count_syncs(func, *copy.deepcopy(args))
