@@ -1,7 +1,7 @@
 """Build step that puts the course into the package: everything else is in pyproject.toml.
 
 A wheel carries the lesson notebooks (``notebooks/*.ipynb``) and the graded exercises
-(``exercises/*.ipynb``) under ``perfcourse/course/``, so that an installed perfcourse can open,
+(``exercises/*.ipynb``), each with its Chinese edition (``zh/*.ipynb``), under ``perfcourse/course/``, so that an installed perfcourse can open,
 present and render the course without a checkout. They are copied into the build folder only;
 the repository holds one copy of each notebook. An editable install reads them from the
 checkout instead, so nothing is copied then.
@@ -13,7 +13,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-COURSE = ("notebooks", "exercises")
+COURSE = ("notebooks", "exercises", "notebooks/zh", "exercises/zh")
 
 
 def course_files():

@@ -34,12 +34,13 @@ def lab(page):
         yield base, page
 
 
-def open_and_run_all(page, base, name):
-    """Open a lesson, clear its stored outputs, run every cell and wait until each has run."""
+def open_and_run_all(page, base, name, folder=NOTEBOOKS):
+    """Open a lesson (``name`` relative to ``folder``, the server's root), clear its stored outputs, run every
+    cell and wait until each has run."""
     page.goto(f"{base}/lab/tree/{name}?reset&token=perfcourse-test-token")   # reset: no other notebook open
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="attached")
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(state="attached")
-    expected = code_cells(NOTEBOOKS / name)
+    expected = code_cells(folder / name)
     # without this the stored execution counts ([1]:, [2]:...) would look like a finished run
     page.get_by_role("menuitem", name="Edit", exact=True).click()
     page.get_by_text("Clear Outputs of All Cells", exact=True).click()

@@ -110,7 +110,8 @@ def test_lab_dry_run_with_dir_plans_a_copy(capsys, tmp_path):
     work = tmp_path / "mine"
     assert cli.main(["lab", "--dry-run", "--no-browser", "--dir", str(work)]) == 0
     out = capsys.readouterr().out
-    n = len(list((ROOT / "notebooks").glob("*.ipynb"))) + len(list((ROOT / "exercises").glob("*.ipynb")))
+    n = sum(len(list((ROOT / folder).glob("*.ipynb"))) for folder in ("notebooks", "exercises", "notebooks/zh",
+                                                                        "exercises/zh"))
     assert f"would copy {n} and update 0 notebooks into {work}" in out
     assert f"--ServerApp.root_dir={work} " in out and not work.exists()
 

@@ -37,6 +37,7 @@ COMMANDS = {
     "site": ("perfcourse.cli.site", "render every lesson to a static HTML site"),
     "present": ("perfcourse.cli.present", "show one lesson's widgets with Voila, code hidden"),
     "predictions": ("perfcourse.cli.predictions", "your guesses across the course beside the models', and your trend"),
+    "translate": ("perfcourse.cli.translate", "update the Chinese edition's catalogs and notebooks (or --check them)"),
 }
 
 

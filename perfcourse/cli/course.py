@@ -1,6 +1,7 @@
 """Where the course's notebooks are, and the learner's working copy of them.
 
-Two places can hold the lessons (``notebooks/``) and the graded exercises (``exercises/``):
+Two places can hold the lessons (``notebooks/``) and the graded exercises (``exercises/``), each
+with its Chinese edition in ``zh/`` (``notebooks/zh/``, ``exercises/zh/``):
 
 - a **checkout**: the package sits in a clone of the course's repository (an editable
   install), recognised by ``notebooks/00_start_here.ipynb`` beside the package folder;
@@ -24,10 +25,11 @@ from pathlib import Path
 
 from ..teach.lessons import FIRST
 
-__all__ = ["FOLDERS", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
+__all__ = ["FOLDERS", "EDITION", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
            "default_work_dir", "Plan", "plan", "sync", "describe"]
 
 FOLDERS = ("notebooks", "exercises")
+EDITION = "zh"      # each folder's Chinese edition: notebooks/zh/, exercises/zh/
 MANIFEST = ".perfcourse-manifest.json"
 WORK_DIR = "perfcourse-course"
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -95,8 +97,9 @@ def _sha256(path):
 
 
 def _files(source):
-    """``{relative path: absolute path}`` of the notebooks in the course folders of ``source``."""
-    return {f"{folder}/{p.name}": p for folder in FOLDERS for p in sorted((Path(source) / folder).glob("*.ipynb"))}
+    """``{relative path: absolute path}`` of the notebooks in the course folders of ``source`` and their ``zh/``."""
+    return {p.relative_to(Path(source)).as_posix(): p for folder in FOLDERS for sub in (folder, f"{folder}/{EDITION}")
+            for p in sorted((Path(source) / sub).glob("*.ipynb"))}
 
 
 def _read_manifest(work):

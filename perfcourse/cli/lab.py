@@ -4,6 +4,9 @@ In a checkout of the course (an editable install) JupyterLab opens the checkout 
 installed package copies its lessons and exercises into a working folder first
 (``./perfcourse-course``, or ``--dir``) and opens that; a later run updates the notebooks the
 learner has not changed and keeps, and names, the ones they have (see :mod:`.course`).
+
+``--lang zh`` opens the Chinese edition (``notebooks/zh/00_start_here.ipynb``) and sets
+``PERFCOURSE_LANG=zh`` for the kernels, so what the package prints is Chinese too.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from .._lang import ENV, resolve
 from ..teach.lessons import FIRST
 from . import CommandError, course
 from .serving import add_server_arguments, headless, installed, serve
@@ -19,10 +23,15 @@ from .serving import add_server_arguments, headless, installed, serve
 START = f"notebooks/{FIRST.notebook}"
 
 
-def lab_command(root, *, port=None, no_browser=False):
-    """The JupyterLab command: rooted at the course folder ``root``, opening the first lesson."""
+def start(lang="en"):
+    """The first lesson's path in the course folder, in ``lang``."""
+    return START if resolve(lang) == "en" else f"notebooks/{course.EDITION}/{FIRST.notebook}"
+
+
+def lab_command(root, *, port=None, no_browser=False, lang="en"):
+    """The JupyterLab command: rooted at the course folder ``root``, opening the first lesson in ``lang``."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-           f"--LabApp.default_url=/lab/tree/{START}"]
+           f"--LabApp.default_url=/lab/tree/{start(lang)}"]
     if no_browser:
         cmd.append("--no-browser")
     if port:
@@ -52,6 +61,20 @@ def add_arguments(parser):
     add_server_arguments(parser, dir_help=f"working folder for the course (default: the checkout in an editable "
                          f"install, else ./{course.WORK_DIR}); the notebooks are copied into it, never over one "
                          "you changed")
+    add_lang_argument(parser)
+
+
+def add_lang_argument(parser):
+    parser.add_argument("--lang", default="en", metavar="LANG",
+                        help="the course's language: en (default) or zh, the Chinese edition")
+
+
+def lang_of(args):
+    """``args.lang`` as ``"en"`` or ``"zh"``; a usage error for any other."""
+    try:
+        return resolve(args.lang)
+    except ValueError as err:
+        raise CommandError(f"--lang: {err}", code=2) from None
 
 
 def _copy(source, root, dry_run):
@@ -70,9 +93,13 @@ def _copy(source, root, dry_run):
 
 
 def run(args):
+    lang = lang_of(args)
     root, source = course_folders(args.dir)
+    if lang != "en" and not (Path(source or root) / start(lang)).is_file():
+        raise CommandError(f"this course has no Chinese edition yet ({start(lang)} is missing); open it in English, "
+                           "or generate it with  perfcourse translate")
     no_browser = args.no_browser or headless()
-    cmd = lab_command(root, port=args.port, no_browser=no_browser)
+    cmd = lab_command(root, port=args.port, no_browser=no_browser, lang=lang)
     if not args.dry_run and not installed("jupyterlab"):
         raise CommandError("JupyterLab is not installed; install it with  python -m pip install jupyterlab")
     if source is not None:
@@ -82,7 +109,9 @@ def run(args):
         return 0
     if no_browser:
         print(f"{'No screen found: ' if headless() else ''}JupyterLab will print a URL with a token below. Open "
-              f"it in a browser (forward the port if this is a remote machine); the course opens at {START}.",
+              f"it in a browser (forward the port if this is a remote machine); the course opens at {start(lang)}.",
               flush=True)
     print("Stop JupyterLab with Ctrl-C; its kernels stop with it.", flush=True)
+    if lang != "en":   # the kernels print in the lesson's language
+        return serve(cmd, cwd=root, env={ENV: lang})
     return serve(cmd, cwd=root)

@@ -1,7 +1,8 @@
 """``perfcourse present NN``: one lesson's widgets and outputs on a projector, code hidden (Voila).
 
 The lesson is read where it is (the checkout, or the copy packaged with perfcourse), or from
-the course folder given with ``--dir``; nothing is copied.
+the course folder given with ``--dir``; nothing is copied. ``--lang zh`` presents the Chinese
+edition's lesson (``notebooks/zh/``) with its kernel in Chinese (``PERFCOURSE_LANG=zh``).
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .._lang import ENV
 from ..teach import lessons
 from . import CommandError, course
+from .lab import add_lang_argument, lang_of
 from .serving import add_server_arguments, headless, installed, serve
 
 
@@ -36,12 +39,14 @@ def add_arguments(parser):
     parser.add_argument("lesson", type=int, help="lesson number, e.g. 3 for 03_amdahl")
     add_server_arguments(parser, dir_help="course folder to read the lesson from, the one holding notebooks/ "
                          "(default: the course that came with perfcourse)")
+    add_lang_argument(parser)
 
 
 def run(args):
+    lang = lang_of(args)
     try:
         nbdir = Path(args.dir) / "notebooks" if args.dir else course.lessons_dir()
-        path = find_lesson(args.lesson, nbdir)
+        path = find_lesson(args.lesson, nbdir if lang == "en" else nbdir / course.EDITION)
     except (ValueError, TypeError, FileNotFoundError) as err:
         raise CommandError(str(err), code=2 if isinstance(err, (ValueError, TypeError)) else 1) from None
     cmd = voila_command(path, port=args.port, no_browser=args.no_browser or headless())
@@ -51,4 +56,6 @@ def run(args):
     if not installed("voila"):
         raise CommandError("Voila is not installed; install it with  python -m pip install voila")
     print(f"Presenting {path.name} with code hidden; stop with Ctrl-C.", flush=True)
+    if lang != "en":   # the kernels print in the lesson's language
+        return serve(cmd, cwd=path.parent, env={ENV: lang})
     return serve(cmd, cwd=path.parent)

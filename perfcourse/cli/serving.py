@@ -59,8 +59,10 @@ def installed(module):
     return importlib.util.find_spec(module) is not None
 
 
-def serve(cmd, cwd, *, grace=GRACE_S):
+def serve(cmd, cwd, *, grace=GRACE_S, env=None):
     """Run a server command until it exits or this process is asked to stop; the exit status.
+
+    ``env``: variables to add to this process's environment for the server and its kernels.
 
     Stopped by SIGINT (Ctrl-C), the status is 0; by SIGTERM or SIGHUP, 128 + the signal's number. A
     server that exits non-zero by itself is a :class:`CommandError` (its own messages are above).
@@ -70,7 +72,7 @@ def serve(cmd, cwd, *, grace=GRACE_S):
     received = []
     previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in STOP_SIGNALS}
     try:
-        proc = subprocess.Popen(list(cmd), cwd=cwd, env=dict(os.environ), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         while proc.poll() is None and not received:
             with contextlib.suppress(subprocess.TimeoutExpired):

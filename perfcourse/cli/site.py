@@ -7,6 +7,10 @@ between lessons point at the rendered pages, every page gets previous/next links
 ``index.html`` lists the lessons in order. The notebooks are read where they are: the
 checkout, or the copy packaged with perfcourse.
 
+The Chinese edition (``notebooks/zh/``, written by ``perfcourse translate``) is rendered into
+``zh/`` beside the English pages, with its own index; every page of either language links to
+the same page in the other.
+
 The site needs no network: formulas are typeset by a copy of MathJax 2 written beside the
 pages (``mathjax/``, the files the ``jupyter-server-mathjax`` package ships, with their
 STIX web fonts), and the pages load no require.js, widget manager or diagram library from a
@@ -17,16 +21,21 @@ from __future__ import annotations
 
 import html
 import importlib.util
+import os
 import re
 import shutil
 from pathlib import Path
 
+from .._lang import _
 from ..teach.lessons import LESSONS
 from . import CommandError, course
+from .snapshots import WIDGET_STATE, WIDGET_VIEW, static_widgets  # noqa: F401 - part of this module's interface
 
 _NB_LINK = re.compile(r'href="(\d\d_[a-z0-9_]+)\.ipynb"')
 STYLE = ("<style>.pc-nav{font:15px system-ui,sans-serif;padding:8px 16px;background:#eef2f7;"
-         "display:flex;gap:24px}.pc-nav a{text-decoration:none}</style>")
+         "display:flex;gap:24px}.pc-nav a{text-decoration:none}.pc-nav .pc-lang{margin-left:auto}</style>")
+ZH = "zh"
+_LANG_NAMES = {"en": "English", "zh": "中文"}
 
 
 MATHJAX_DIR = "mathjax"
@@ -99,98 +108,108 @@ def lesson_paths(nbdir, lessons=LESSONS):
     return paths
 
 
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def _walk(model_id, state, controls, outputs):
-    """Collect the (description, value) of controls, and as outputs: what Output widgets hold, the PNG
-    of Image widgets and the text of HTML widgets, in the order they appear under a widget."""
-    model = state.get(model_id)
-    if model is None:
-        return
-    s, name = model.get("state", {}), model.get("model_name")
-    if name == "OutputModel":
-        outputs.extend(s.get("outputs", []))
-    elif name == "ImageModel":
-        png = next((b.get("data") for b in model.get("buffers", []) if b.get("path") == ["value"]), None)
-        if png and s.get("format", "png") == "png":
-            outputs.append({"output_type": "display_data", "metadata": {}, "data": {"image/png": png}})
-    elif name in ("HTMLModel", "HTMLMathModel") and not s.get("description"):
-        if s.get("value"):
-            outputs.append({"output_type": "display_data", "metadata": {}, "data": {"text/html": s["value"]}})
-    elif "value" in s and s.get("description"):
-        controls.append((s["description"], s["value"]))
-    for child in s.get("children", []):
-        _walk(child.removeprefix("IPY_MODEL_"), state, controls, outputs)
-
-
-def static_widgets(nb):
-    """Replace each widget view in ``nb`` by a snapshot: its controls' values and its stored outputs.
-
-    The site then shows every widget's first figure and text without a kernel or any
-    JavaScript from the network.
-    """
-    import nbformat
-
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        kept = []
-        for output in cell.get("outputs", []):
-            view = output.get("data", {}).get(WIDGET_VIEW)
-            if not view:
-                kept.append(output)
-                continue
-            controls, inner = [], []
-            _walk(view.get("model_id", ""), state, controls, inner)
-            shown = ", ".join(f"{html.escape(str(d))} = {html.escape(str(v))}" for d, v in controls)
-            note = f"<p><em>Interactive figure, shown at its starting values ({shown}). Run the notebook to " \
-                   "move the controls.</em></p>"
-            kept.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
-            kept.extend(nbformat.from_dict(o) for o in inner)
-        cell.outputs = kept
-    nb.metadata.pop("widgets", None)    # every view is a snapshot now: no widget manager to load
-    return nb
-
-
-def _nav(prev, nxt):
-    parts = ['<a href="index.html">&#8962; All lessons</a>']
+def _nav(prev, nxt, lang="en", switch=None):
+    """The bar atop a page: all lessons, previous, next, and ``switch`` (the same page in the other language)."""
+    parts = [f'<a href="index.html">&#8962; {html.escape(_("All lessons", lang))}</a>']
     if prev:
         parts.append(f'<a href="{prev[0]}.html">&larr; {html.escape(prev[1])}</a>')
     if nxt:
         parts.append(f'<a href="{nxt[0]}.html">{html.escape(nxt[1])} &rarr;</a>')
-    return f'<nav class="pc-nav">{"".join(parts)}</nav>'
+    return f'<nav class="pc-nav">{"".join(parts)}{_switch(lang, switch)}</nav>'
 
 
-def _page(body_html, nav):
+def _switch(lang, href):
+    """The link to the same page in the other language ("" without one)."""
+    other = "en" if lang == ZH else ZH
+    return f'<a class="pc-lang" hreflang="{other}" href="{href}">{_LANG_NAMES[other]}</a>' if href else ""
+
+
+def _page(body_html, nav, lang="en"):
     body_html = _NB_LINK.sub(r'href="\1.html"', body_html)
     body_html = body_html.replace("</head>", STYLE + "</head>", 1)
+    if lang != "en":
+        body_html = re.sub(r"<html(?![^>]*\blang=)", f'<html lang="{lang}"', body_html, count=1)
     return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body_html, count=1) + ""
 
 
-def _index(entries):
+def _index(entries, lang="en", switch=None):
     items = "\n".join(f'<li><a href="{stem}.html">{html.escape(name)}</a></li>' for stem, name in entries)
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>perfcourse</title>{STYLE}</head>"
-            "<body style='font:16px system-ui,sans-serif;max-width:760px;margin:2em auto'>"
-            "<h1>perfcourse: fundamentals of GPU and parallel performance</h1>"
-            "<p>Count the work, the critical path and the bytes moved before you look at the hardware's peak. "
-            "These pages show each lesson as last run; open the notebooks in JupyterLab to run them yourself."
+    nav = f'<nav class="pc-nav">{_switch(lang, switch)}</nav>' if switch else ""
+    return (f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>perfcourse</title>{STYLE}</head>"
+            f"<body style='font:16px system-ui,sans-serif;max-width:760px;margin:2em auto'>{nav}"
+            f"<h1>{html.escape(_('perfcourse: fundamentals of GPU and parallel performance', lang))}</h1>"
+            "<p>" + html.escape(_("Count the work, the critical path and the bytes moved before you look at the "
+                                  "hardware's peak. These pages show each lesson as last run; open the notebooks in "
+                                  "JupyterLab to run them yourself.", lang)) +
             f"</p><ol start='0'>\n{items}\n</ol></body></html>")
 
 
-def _exporter():
+def _exporter(mathjax=MATHJAX_DIR):
     import jinja2
     from nbconvert import HTMLExporter
 
+    template = TEMPLATE.replace(f'src="{MATHJAX_DIR}/', f'src="{mathjax}/')
     return HTMLExporter(template_name="lab", template_file="perfcourse_site.html.j2",
-                        extra_loaders=[jinja2.DictLoader({"perfcourse_site.html.j2": TEMPLATE})])
+                        extra_loaders=[jinja2.DictLoader({"perfcourse_site.html.j2": template})])
+
+
+def _heading(nb, fallback):
+    """A notebook's first heading (``NN · title``, in its language), else ``fallback``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            match = re.match(r"#\s+(.+)", cell.source.strip())
+            return match.group(1).strip() if match else fallback
+    return fallback
+
+
+def chinese_lessons(nbdir, lessons=LESSONS):
+    """The lessons of ``lessons`` whose Chinese notebook is in ``nbdir/zh``."""
+    return [x for x in lessons if (Path(nbdir) / ZH / x.notebook).is_file()]
+
+
+def _write_edition(notebooks, lessons, folder, lang, twins):
+    """Write one language's pages and index into ``folder``; the paths, index first.
+
+    ``twins``: the stems that have a page in the other language (each page links to its twin).
+    """
+    entries = [(x.stem, x.heading if lang == "en" else _heading(nb, x.heading))
+               for x, nb in zip(lessons, notebooks, strict=True)]
+    exporter = _exporter(MATHJAX_DIR if lang == "en" else f"../{MATHJAX_DIR}")
+    up = "" if lang == "en" else "../"
+    down = f"{ZH}/" if lang == "en" else ""
+    written = [folder / "index.html"]
+    written[0].write_text(_index(entries, lang, f"{up}{down}index.html" if twins else None), encoding="utf-8")
+    for i, nb in enumerate(notebooks):
+        static_widgets(nb, lang)
+        body, _resources = exporter.from_notebook_node(nb, resources={"metadata": {"name": entries[i][1]}})
+        switch = f"{up}{down}{entries[i][0]}.html" if entries[i][0] in twins else None
+        nav = _nav(entries[i - 1] if i else None, entries[i + 1] if i + 1 < len(entries) else None, lang, switch)
+        target = folder / f"{entries[i][0]}.html"
+        target.write_text(_page(body, nav, lang), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _execute(paths, notebooks, timeout, lang):
+    from nbclient import NotebookClient
+
+    before = os.environ.get("PERFCOURSE_LANG")
+    os.environ["PERFCOURSE_LANG"] = lang        # the kernels started below inherit it
+    try:
+        for p, nb in zip(paths, notebooks, strict=True):
+            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(p.parent)}}).execute()
+    finally:
+        if before is None:
+            os.environ.pop("PERFCOURSE_LANG")
+        else:
+            os.environ["PERFCOURSE_LANG"] = before
 
 
 def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=False):
     """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first.
 
+    The Chinese lessons found in ``nbdir/zh`` are rendered into ``out/zh`` (after the English pages).
     ``out`` must be a new or empty folder unless ``force`` (see :func:`check_out`); MathJax is copied into
     ``out/mathjax`` so that the pages need no network.
     """
@@ -200,25 +219,20 @@ def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=Fal
     out = check_out(out, force=force)
     mathjax = mathjax_source()
     out.mkdir(parents=True, exist_ok=True)
-    notebooks = [nbformat.read(p, as_version=4) for p in paths]
-    if execute:
-        from nbclient import NotebookClient
-
-        for p, nb in zip(paths, notebooks, strict=True):
-            NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                           resources={"metadata": {"path": str(p.parent)}}).execute()
-    entries = [(x.stem, x.heading) for x in lessons]
-    exporter = _exporter()
+    chinese = chinese_lessons(nbdir, lessons)
+    editions = [("en", lessons, paths), (ZH, chinese, [Path(nbdir) / ZH / x.notebook for x in chinese])]
     shutil.copytree(mathjax, out / MATHJAX_DIR, dirs_exist_ok=True)
-    written = [out / "index.html"]
-    written[0].write_text(_index(entries), encoding="utf-8")
-    for i, nb in enumerate(notebooks):
-        static_widgets(nb)
-        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": entries[i][1]}})
-        nav = _nav(entries[i - 1] if i else None, entries[i + 1] if i + 1 < len(entries) else None)
-        target = out / f"{entries[i][0]}.html"
-        target.write_text(_page(body, nav), encoding="utf-8")
-        written.append(target)
+    written = []
+    for lang, chosen, files in editions:
+        if not chosen:
+            continue
+        notebooks = [nbformat.read(p, as_version=4) for p in files]
+        if execute:
+            _execute(files, notebooks, timeout, lang)
+        other = {x.stem for x in (chinese if lang == "en" else lessons)}
+        folder = out if lang == "en" else out / ZH
+        folder.mkdir(exist_ok=True)
+        written += _write_edition(notebooks, chosen, folder, lang, other)
     return written
 
 
@@ -246,6 +260,9 @@ def run(args):
         written = render(nbdir, args.out, execute=args.execute, force=args.force)
     except OSError as err:
         raise CommandError(f"cannot write the site to {args.out}: {err}") from None
-    n = len(written) - 1
-    print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}")
+    chinese = [p for p in written if p.parent.name == ZH and p.name != "index.html"]
+    n = len(written) - 1 - (len(chinese) + 1 if chinese else 0)
+    print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}"
+          + (f", and {len(chinese)} Chinese page{'s' * (len(chinese) != 1)} to "
+             f"{Path(args.out).resolve() / ZH / 'index.html'}" if chinese else ""))
     return 0

@@ -6,6 +6,12 @@ once, before anything runs, through a descriptor opened without following links,
 :data:`MAX_NOTEBOOK_BYTES`; it is never written. A learner is a folder's first level
 (``submissions/alice/...``), or the folder itself for notebooks directly in it; a file named
 on the command line is its own learner. A learner gets one notebook graded per exercise.
+
+A ``zh/`` folder holds the Chinese edition of the notebooks beside it (``exercises/zh/``): its
+notebooks belong to the same learner as that folder's, and a Chinese exercise grades like its
+English twin (the same code). Of two twins the one with fewer ``raise NotImplementedError()``
+stubs left is graded (the one the learner worked in; the English one when they tie), and a twin
+with the same code as the one graded is not listed again.
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ from pathlib import Path
 
 from .checks import exercises
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
-           "choose"]
+__all__ = ["MAX_NOTEBOOK_BYTES", "EDITION", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
+           "choose", "twins", "stubs"]
 
 MAX_NOTEBOOK_BYTES = 16 << 20
+EDITION = "zh"            # the folder of a folder's Chinese edition
 
 
 @dataclass
@@ -61,7 +68,8 @@ def _walk(given, root):
     entries = []
     for path, note in found:
         rel = path.relative_to(root)
-        learner = str(Path(given) / rel.parts[0]) if len(rel.parts) > 1 else str(given)
+        own = len(rel.parts) > 1 and rel.parts[0] != EDITION     # a zh/ at the top is the given folder's
+        learner = str(Path(given) / rel.parts[0]) if own else str(given)
         entries.append(Entry(str(Path(given) / rel), path, learner, note))
     return entries, empty and not entries
 
@@ -144,13 +152,32 @@ def exercise_of(nb, path):
     return wanted if isinstance(wanted, str) and wanted in exercises() else None
 
 
-def choose(candidates):
+def twins(a, b):
+    """True when entries ``a`` and ``b`` are one notebook in two languages: ``X/name`` and ``X/zh/name``."""
+    pa, pb = Path(a.shown), Path(b.shown)
+    return pa.name == pb.name and EDITION in (pa.parent.name, pb.parent.name) and (
+        pa.parent == pb.parent / EDITION or pb.parent == pa.parent / EDITION)
+
+
+def stubs(nb):
+    """How many code cells of a notebook still hold ``raise NotImplementedError()``."""
+    return sum("raise NotImplementedError()" in c.get("source", "") for c in nb.get("cells", [])
+               if c.get("cell_type") == "code")
+
+
+def _depth(entry):
+    parts = Path(entry.shown).parts
+    return len(parts) - (len(parts) > 1 and parts[-2] == EDITION)    # a zh/ twin sits as near as its English
+
+
+def choose(candidates, left=None):
     """Pick one per learner and exercise from ``(entry, exercise, payload)`` triples.
 
     Returns ``(chosen, passed)``: ``(entry, exercise, payload, how many there were)`` for each
     notebook to grade, ``(entry, exercise, payload, the entry chosen instead)`` for the others.
-    The notebook nearest the learner's folder wins, then the one with the exercise's own file
-    name, then the first by name.
+    The notebook nearest the learner's folder wins (a ``zh/`` twin counts as near as its English
+    one), then the one with the exercise's own file name, then the one with the fewest stubs
+    left (``left(payload)``, when given), then the first by name.
     """
     groups = {}
     for entry, exercise, payload in candidates:
@@ -158,7 +185,8 @@ def choose(candidates):
     chosen, passed = [], []
     for (_, exercise), group in groups.items():
         own = exercises()[exercise][2:] + ".ipynb"
-        group.sort(key=lambda item: (len(Path(item[0].shown).parts), item[0].path.name != own, item[0].shown))
+        group.sort(key=lambda item: (_depth(item[0]), item[0].path.name != own,
+                                     left(item[1]) if left else 0, item[0].shown))
         winner = group[0]
         chosen.append((winner[0], exercise, winner[1], len(group)))
         passed += [(entry, exercise, payload, winner[0]) for entry, payload in group[1:]]

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, parts
-from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook
+from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, gradebook, score, skipped
 
 __all__ = ["UNSAFE_WARNING", "find_notebooks", "exercise_of", "grade"]
@@ -59,11 +59,18 @@ def _load(entries):
                                               "file name)")
         else:
             candidates.append((entry, exercise, (i, nb, text)))
-    chosen, passed = choose(candidates)
+    chosen, passed = choose(candidates, left=lambda payload: stubs(payload[1]))
+    code = {entry.shown: _code(nb) for entry, _, (_, nb, _) in candidates}
     for entry, exercise, (i, _, _), winner in passed:
+        if twins(entry, winner) and code[entry.shown] == code[winner.shown]:
+            continue            # the same exercise in the other language, with the same code: graded once
         records[i] = skipped(entry.shown, f"another notebook of this learner for {exercise} was graded instead: "
                                           f"{winner.shown} (one notebook per exercise per learner)")
     return chosen, records, failures
+
+
+def _code(nb):
+    return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
 def _record(shown, exercise, outcome, seconds=0.0):

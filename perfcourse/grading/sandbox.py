@@ -38,7 +38,10 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "fonts", "mime.types",
        "matplotlibrc")
 ENV = {"LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-       "MPLBACKEND": "Agg", "PERFCOURSE_BACKEND": "numpy", "USER": "learner", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+       "MPLBACKEND": "Agg", "PERFCOURSE_BACKEND": "numpy", "USER": "learner", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+       # the CUDA simulator runs a thread per CUDA thread; glibc's per-thread malloc arenas (64 MiB of address
+       # space each, up to 8 per core) would exhaust the address-space limit at a block of about 100 threads
+       "MALLOC_ARENA_MAX": "2"}
 STUB_CHECKS = '''"""Stand-in for the grading checks while a notebook is graded: the grader checks it from outside."""
 
 

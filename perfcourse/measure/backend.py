@@ -28,6 +28,7 @@ from types import ModuleType
 
 import numpy as np
 
+from .._lang import N_, _, lookup
 from ..units import format_bytes
 
 __all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "ENV_VAR", "CHOICES",
@@ -35,7 +36,7 @@ __all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_byt
 
 ENV_VAR = "PERFCOURSE_BACKEND"
 CHOICES = ("numpy", "cupy")
-NOT_INSTALLED = "CuPy not installed"
+NOT_INSTALLED = N_("CuPy not installed")
 # how to get CuPy, for the messages that refuse to run without it
 INSTALL_CUPY = ('install CuPy with  python -m pip install -e ".[gpu]"  in the course\'s folder (CUDA 12 drivers; '
                 "for CUDA 13 drivers:  python -m pip install cupy-cuda13x)")
@@ -114,10 +115,12 @@ class Backend:
         """One line: backend, device, and on the CPU the reason there is no GPU."""
         if self.on_gpu:
             extra = ", ".join(f"{v}" for v in (self.info.get("sms"), self.info.get("cache")) if v)
-            return f"cupy on the GPU {self.device}{f' ({extra})' if extra else ''}: {self.reason}"
+            return _("cupy on the GPU {device}{extra}: {reason}").format(
+                device=self.device, extra=f" ({extra})" if extra else "", reason=lookup(self.reason))
         cores = self.info.get("cores")
-        return (f"numpy on the CPU ({self.device}{f', {cores} logical cores' if cores else ''}), "
-                f"not a GPU: {self.reason}")
+        return _("numpy on the CPU ({device}{cores}), not a GPU: {reason}").format(
+            device=self.device, cores=_(", {cores} logical cores").format(cores=cores) if cores else "",
+            reason=lookup(self.reason))
 
 
 def get(refresh=False):
@@ -153,7 +156,7 @@ def announce():
     b = get()
     line = describe()
     if not b.on_gpu:
-        line += ". Timings in this notebook are CPU timings; on a GPU the same cells run with CuPy."
+        line += _(". Timings in this notebook are CPU timings; on a GPU the same cells run with CuPy.")
     print(line)
 
 
@@ -161,10 +164,10 @@ def _choose(forced):
     if forced not in ("", "auto") + CHOICES:
         raise ValueError(f"{ENV_VAR} must be one of 'numpy', 'cupy' or unset; got {forced!r}")
     if forced == "numpy":
-        return _numpy_backend(f"{ENV_VAR}=numpy forces NumPy")
+        return _numpy_backend(N_("PERFCOURSE_BACKEND=numpy forces NumPy"))
     cupy, why = _probe_cupy()
     if cupy is not None:
-        return _cupy_backend(cupy, f"{ENV_VAR}=cupy" if forced == "cupy" else "cupy.cuda.is_available() is true")
+        return _cupy_backend(cupy, f"{ENV_VAR}=cupy" if forced == "cupy" else N_("cupy.cuda.is_available() is true"))
     if forced == "cupy":
         hint = f"; {INSTALL_CUPY}" if why == NOT_INSTALLED else ""
         raise RuntimeError(f"{ENV_VAR}=cupy, but the GPU backend cannot be used: {why}{hint}. "
@@ -185,7 +188,7 @@ def _probe_cupy():
     try:
         if not cupy.cuda.is_available():
             cupy.cuda.runtime.getDeviceCount()  # raises with the driver's own explanation
-            return None, "CuPy installed but no usable GPU: no CUDA device found"
+            return None, N_("CuPy installed but no usable GPU: no CUDA device found")
         cupy.cuda.Device(0).compute_capability  # noqa: B018 - a real device call
     except Exception as err:  # noqa: BLE001 - any driver error means no usable GPU; its text says why
         return None, f"CuPy installed but no usable GPU: {type(err).__name__}: {err}"

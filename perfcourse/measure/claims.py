@@ -18,19 +18,17 @@ dense layer, batch 8, shape 8x1024, float32: p50 3 ms over 30 samples (numpy on 
 from __future__ import annotations
 
 import numbers
-import re
 from dataclasses import dataclass, fields
 
 import numpy as np
 
 from .._check import positive_int, real
+from ..models.claimcheck import MATCH_FIELDS
+from ..models.claimcheck import percentile_name as _percentile
 from ..units import format_seconds
 from .timing import Timing
 
 __all__ = ["Claim", "Comparison", "Card", "compare", "predict_vs_measure", "state_speedup", "MATCH_FIELDS"]
-
-MATCH_FIELDS = ("workload", "batch", "shape", "dtype", "percentile")
-_PERCENTILE = re.compile(r"^p(100|[1-9]?\d)(\.\d+)?$")
 
 
 def _shape(value):
@@ -49,14 +47,6 @@ def _dtype(value):
         if isinstance(value, str) and value:
             return value  # e.g. "bfloat16", which NumPy does not know
         raise TypeError(f"dtype must be a NumPy dtype or a dtype name (or None); got {value!r}") from None
-
-
-def _percentile(value):
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        value = f"p{real('percentile', value, low=0, high=100):g}"
-    if not isinstance(value, str) or not _PERCENTILE.match(value):
-        raise ValueError(f"percentile must look like 'p50', 'p95', 'p99' (or None); got {value!r}")
-    return value
 
 
 def _text(name, value):

@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 
+from .._lang import _
 from .._syncs import THREAD_STACK_BYTES, count_syncs, simulator_loaded
 from . import backend
 
@@ -68,9 +69,10 @@ def mode():
 def describe():
     """One sentence saying where the learner's kernels run, for the top of a kernel cell."""
     if mode() == "gpu":
-        return f"Your kernels compile with numba-cuda and run on the GPU ({backend.get().device})."
-    return ("No usable GPU here, so your kernels run on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): "
-            "every CUDA thread is a Python thread. Results and barrier counts are real; times are not GPU times.")
+        return _("Your kernels compile with numba-cuda and run on the GPU ({device}).").format(
+            device=backend.get().device)
+    return _("No usable GPU here, so your kernels run on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): "
+             "every CUDA thread is a Python thread. Results and barrier counts are real; times are not GPU times.")
 
 
 def announce():

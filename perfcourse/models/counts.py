@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._check import choice
+from .._check import choice, positive_int
 
 __all__ = ["DTYPES", "itemsize", "dtype_name", "log2_ceil", "scan_offsets", "dependent_steps", "FMA_CHAINS",
            "Counts", "COUNTS", "get"]
@@ -181,3 +181,130 @@ def get(name):
     if name not in COUNTS:
         raise ValueError(f"name must be one of {', '.join(sorted(COUNTS))}; got {name!r}")
     return COUNTS[name]
+
+
+# --- one CUDA block: a shared-memory tree reduction and two inclusive scans (exercises 09 and 10) ---
+
+SCANS = ("hillis_steele", "blelloch")   # the two inclusive scans of one block, as ``scan_work_span`` names them
+
+
+def _power_of_two(name, value):
+    value = positive_int(name, value)
+    if value & (value - 1):
+        raise ValueError(f"{name} must be a power of two (1, 2, 4, ..., 1024); got {value}")
+    return value
+
+
+def block_tree_barriers(threads_per_block):
+    """Barriers one block of a shared-memory tree reduction passes: ``log2(threads_per_block) + 1``.
+
+    One ``cuda.syncthreads()`` after every thread has stored its element, then one after each
+    halving step (stride ``threads_per_block / 2``, then ``/ 4``, ... down to 1).
+
+    Examples
+    --------
+    >>> block_tree_barriers(64), block_tree_barriers(1)
+    (7, 1)
+    """
+    return log2_ceil(_power_of_two("threads_per_block", threads_per_block)) + 1
+
+
+def scan_work_span(kind, n):
+    """``(additions, span in levels)`` of an inclusive scan of ``n`` numbers in one block.
+
+    - ``"hillis_steele"``: one round per offset ``d = 1, 2, 4, ... < n``; in round ``d`` every
+      element ``i >= d`` adds element ``i - d``: ``n - d`` additions. Span: ``ceil(log2 n)`` rounds.
+    - ``"blelloch"``: padded with zeros to ``m``, the next power of two ``>= n``; the up-sweep does
+      ``m - 1`` additions in ``log2 m`` levels, the down-sweep (exclusive) another ``m - 1`` in
+      ``log2 m`` levels, and shifting the exclusive result by one place adds nothing:
+      ``2 (m - 1)`` additions, span ``2 log2 m``. Additions on padding count: the block does them.
+
+    Examples
+    --------
+    >>> scan_work_span("hillis_steele", 8), scan_work_span("blelloch", 8)
+    ((17, 3), (14, 6))
+    >>> scan_work_span("blelloch", 5)     # padded to 8
+    (14, 6)
+    """
+    choice("kind", kind, SCANS)
+    n = positive_int("n", n)
+    if kind == "hillis_steele":
+        return sum(n - d for d in scan_offsets(n)), log2_ceil(n)
+    levels = log2_ceil(n)
+    return 2 * (2**levels - 1), 2 * levels
+
+
+__all__ += ["SCANS", "block_tree_barriers", "scan_work_span"]
+
+
+# --- grid-stride triads, coalesced and strided: the 32-byte sectors warps move (exercise 11) ---
+
+SECTOR_BYTES = 32   # GPU memory moves whole sectors of 32 bytes between DRAM, L2 and L1
+WARP_SIZE = 32      # threads that issue one load instruction together
+
+
+def _request_sectors(request, index, itemsize):
+    """Distinct ``(request, sector)`` pairs: element ``index[k]``, loaded by request ``request[k]``, moves
+    every sector its bytes ``[index * itemsize, (index + 1) * itemsize)`` overlap."""
+    first = index * itemsize // SECTOR_BYTES
+    last = (index * itemsize + itemsize - 1) // SECTOR_BYTES
+    width = int(last.max()) + 1 if index.size else 1
+    keys = [(request * width + first + d)[first + d <= last] for d in range(-(-itemsize // SECTOR_BYTES) + 1)]
+    return int(np.unique(np.concatenate(keys)).size)
+
+
+def warp_sectors(stride, itemsize):
+    """Distinct 32-byte sectors one warp's 32 loads touch when lane ``k`` loads element ``k * stride``.
+
+    The array starts on a sector boundary and element ``i`` holds bytes ``[i * itemsize, (i + 1) *
+    itemsize)``; each sector any of them lies in moves whole. Neighbouring float64 elements: 256 bytes,
+    8 sectors. From ``stride * itemsize >= 32`` on, every lane needs a sector of its own.
+
+    Examples
+    --------
+    >>> warp_sectors(1, 8), warp_sectors(2, 8), warp_sectors(4, 8), warp_sectors(100, 4)
+    (8, 16, 32, 32)
+    >>> warp_sectors(1, 1), warp_sectors(1, 64)    # 32 bytes in all; 64 bytes per element
+    (1, 64)
+    """
+    stride, itemsize = positive_int("stride", stride), positive_int("itemsize", itemsize)
+    return _request_sectors(np.zeros(WARP_SIZE, dtype=np.int64), np.arange(WARP_SIZE) * stride, itemsize)
+
+
+def chunked_sweep_sectors(n, itemsize, stride=1):
+    """Sectors moved by one pass over ``n`` elements when every thread takes chunks of ``stride`` of them.
+
+    Chunk ``q`` holds elements ``q * stride`` to ``q * stride + stride - 1``; the threads of a warp take
+    32 consecutive chunks (in every round of a grid-stride loop over chunks, for any grid whose blocks
+    are whole warps) and walk them together: at step ``j`` lane ``k`` loads element ``(q0 + k) * stride
+    + j``, so neighbouring lanes are ``stride`` elements apart. Each such warp request moves the
+    distinct sectors of its lanes that are still below ``n``; nothing is reused between requests (no
+    cache). ``stride = 1`` is the coalesced grid-stride loop: the bytes rounded up to whole sectors.
+
+    Examples
+    --------
+    >>> chunked_sweep_sectors(100, 8)              # 800 bytes: 25 sectors, every byte used
+    25
+    >>> chunked_sweep_sectors(256, 8, stride=8)    # 8 requests of 32 lanes, a sector each: 4x the bytes
+    256
+    """
+    n, itemsize, stride = (positive_int(k, v) for k, v in (("n", n), ("itemsize", itemsize), ("stride", stride)))
+    index = np.arange(n, dtype=np.int64)
+    request = (index // stride // WARP_SIZE) * stride + index % stride
+    return _request_sectors(request, index, itemsize)
+
+
+def triad_sector_bytes(n, itemsize, stride=1):
+    """Bytes a triad ``a = b + q * c`` moves in whole sectors: :func:`chunked_sweep_sectors` for b, c and a.
+
+    Examples
+    --------
+    >>> triad_sector_bytes(100, 8), 3 * 100 * 8       # coalesced: the useful bytes
+    (2400, 2400)
+    >>> triad_sector_bytes(256, 8, stride=8) / (3 * 256 * 8)
+    4.0
+    """
+    return 3 * SECTOR_BYTES * chunked_sweep_sectors(n, itemsize, stride)
+
+
+__all__ += ["SECTOR_BYTES", "WARP_SIZE", "warp_sectors", "chunked_sweep_sectors", "triad_sector_bytes"]

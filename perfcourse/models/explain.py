@@ -8,6 +8,7 @@ lesson prints its "why" from its own measurement instead of listing every possib
 from __future__ import annotations
 
 from .._check import real
+from .._lang import _
 from ..units import format_bytes, si
 from ..units import format_seconds as _fmt_s  # short: it sits inside long sentences
 from . import laws
@@ -55,38 +56,40 @@ cache could keep at most 50% of W between calls, and that did not make up for it
     if cache_bytes is not None:
         cache_bytes = real("cache_bytes", cache_bytes, low=0, low_open=True)
     achieved = nbytes / m
-    text = (f"{what} ({format_bytes(nbytes)}) was read in {_fmt_s(m)}, {time_against_model(m, p, band)}: "
-            f"{si(achieved, 'B/s')}, {achieved / bandwidth:.3g}x the copy bandwidth ({si(bandwidth, 'B/s')}).")
-    cache = None if cache_bytes is None else format_bytes(cache_bytes)
+    v = {"what": what, "size": format_bytes(nbytes), "time": _fmt_s(m), "where": time_against_model(m, p, band),
+         "rate": si(achieved, "B/s"), "ratio": achieved / bandwidth, "copy": si(bandwidth, "B/s"),
+         "cache": None if cache_bytes is None else format_bytes(cache_bytes)}
+    text = _("{what} ({size}) was read in {time}, {where}: {rate}, {ratio:.3g}x the copy bandwidth ({copy}).")
     if is_close(m, p, band):
-        text += " The bytes and the copy bandwidth explain the time"
         if cache_bytes is not None and nbytes > cache_bytes:
-            return text + (f": {what} is {nbytes / cache_bytes:.3g}x the {cache} last-level cache, so it streams "
-                           "from memory on every call.")
-        if cache_bytes is not None:
-            return text + (f", although {what} fits in the {cache} last-level cache: this machine's cache delivered "
-                           "it no faster than memory delivers a copy.")
-        return text + "."
+            text += _(" The bytes and the copy bandwidth explain the time: {what} is {times:.3g}x the {cache} "
+                      "last-level cache, so it streams from memory on every call.")
+        elif cache_bytes is not None:
+            text += _(" The bytes and the copy bandwidth explain the time, although {what} fits in the {cache} "
+                      "last-level cache: this machine's cache delivered it no faster than memory delivers a copy.")
+        else:
+            text += _(" The bytes and the copy bandwidth explain the time.")
+        return text.format(times=nbytes / cache_bytes if cache_bytes else 0.0, **v)
     if m < p:
-        needed = 1 - m / p
-        text += (f" To be this fast, at least {needed:.0%} of {what} must have come from a cache rather than from "
-                 "memory (more if the cache is not free).")
+        v.update(needed=1 - m / p, share=min(1.0, cache_bytes / nbytes) if cache_bytes else 0.0)
+        text += _(" To be this fast, at least {needed:.0%} of {what} must have come from a cache rather than from "
+                  "memory (more if the cache is not free).")
         if reused and cache_bytes is not None:
-            share = min(1.0, cache_bytes / nbytes)
-            text += (f" Every call reads the same {what}, and the {cache} last-level cache can keep up to "
-                     f"{share:.0%} of it from one call to the next.")
-            if share >= needed:
-                return text + " The cache can explain the gap."
-            return text + (f" That is less than the {needed:.0%} needed, so memory also delivered more to this pure "
-                           "read than to the copy the model borrowed its bandwidth from.")
-        return text + (" A pure read is cheaper than the copy the model borrowed its bandwidth from: the copy is "
-                       "credited with 2 bytes per element, yet every line it writes is first read in as well.")
-    text += (" Something other than the bytes set the time: the routine kept fewer reads in flight than a copy "
-             "does, or other programs shared the memory bus and the cores during the run.")
+            text += _(" Every call reads the same {what}, and the {cache} last-level cache can keep up to "
+                      "{share:.0%} of it from one call to the next.")
+            if v["share"] >= v["needed"]:
+                return (text + _(" The cache can explain the gap.")).format(**v)
+            return (text + _(" That is less than the {needed:.0%} needed, so memory also delivered more to this "
+                             "pure read than to the copy the model borrowed its bandwidth from.")).format(**v)
+        return (text + _(" A pure read is cheaper than the copy the model borrowed its bandwidth from: the copy is "
+                         "credited with 2 bytes per element, yet every line it writes is first read in as well.")
+                ).format(**v)
+    text += _(" Something other than the bytes set the time: the routine kept fewer reads in flight than a copy "
+              "does, or other programs shared the memory bus and the cores during the run.")
     if reused and cache_bytes is not None and nbytes > cache_bytes:
-        text += (f" The {cache} last-level cache could keep at most {cache_bytes / nbytes:.0%} of {what} between "
-                 "calls, and that did not make up for it.")
-    return text
+        text += _(" The {cache} last-level cache could keep at most {share:.0%} of {what} between calls, and "
+                  "that did not make up for it.")
+    return text.format(share=cache_bytes / nbytes if cache_bytes else 0.0, **v)
 
 
 def nearest_bound(seconds, uses):
@@ -127,14 +130,16 @@ bounds it here.
 
     t = _time("seconds", seconds)
     name, fraction = nearest_bound(t, uses)
-    parts = [f"{si(amount / t, unit)} of {resource} ({amount / t / ceiling:.0%} of {si(ceiling, unit)})"
-             for resource, amount, ceiling, unit in uses]
+    parts = [_("{rate} of {resource} ({share:.0%} of {ceiling})").format(
+        rate=si(amount / t, unit), resource=resource, share=amount / t / ceiling, ceiling=si(ceiling, unit))
+        for resource, amount, ceiling, unit in uses]
     if fraction >= 0.5:
-        reading = f"nearest to the {name} ceiling, so that is what bounds it here"
+        reading = _("nearest to the {name} ceiling, so that is what bounds it here")
     else:
-        reading = (f"no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
-                   "measure set its time (fixed costs per call, dependencies, or cores it did not have to itself)")
-    return f"{what} reached {', '.join(parts)}: {reading}."
+        reading = _("no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
+                    "measure set its time (fixed costs per call, dependencies, or cores it did not have to itself)")
+    return _("{what} reached {parts}: {reading}.").format(
+        what=what, parts=_(", ").join(parts), reading=reading.format(name=name, fraction=fraction))
 
 
 def karp_flatt_verdict(serial_fraction, t1, tn, n, band=CLOSE_RATIO):
@@ -161,22 +166,24 @@ gives 1x). The 2-worker run took 600 µs longer than one worker: overhead that g
     n = real("n", n, low=1, low_open=True)
     psi = t1 / tn
     e = laws.karp_flatt(psi, n)
-    head = f"speedup {psi:.3g}x on {n:g} workers: Karp-Flatt e = {e:.3f}"
-    if e > 1:
-        return (f"{head}, above 1, which no serial fraction can give (even s = 1 gives 1x). The {n:g}-worker run "
-                f"took {_fmt_s(tn - t1)} longer than one worker: overhead that grows with the workers (handing out "
-                "the work, waiting for a free core), not serial code.")
-    head += f" against s = {s:.3f} timed apart."
     gap_s = abs(e - s) * (1 - 1 / n) * t1
+    v = {"psi": psi, "n": n, "e": e, "s": s, "band": band, "late": _fmt_s(tn - t1), "gap": _fmt_s(gap_s),
+         "times": e / max(s, 1e-12), "share": gap_s / t1}
+    if e > 1:
+        return _("speedup {psi:.3g}x on {n:g} workers: Karp-Flatt e = {e:.3f}, above 1, which no serial fraction "
+                 "can give (even s = 1 gives 1x). The {n:g}-worker run took {late} longer than one worker: overhead "
+                 "that grows with the workers (handing out the work, waiting for a free core), not serial code."
+                 ).format(**v)
+    head = _("speedup {psi:.3g}x on {n:g} workers: Karp-Flatt e = {e:.3f} against s = {s:.3f} timed apart.")
     if (s > 0 and e > 0 and is_close(e, s, band)) or abs(e - s) < 0.01:
-        return (f"{head} Within {band:g}x of each other: the serial step explains the speedup, and the parallel "
-                f"step shared out as Amdahl assumes (the gap is {_fmt_s(gap_s)} per run).")
+        return (head + _(" Within {band:g}x of each other: the serial step explains the speedup, and the parallel "
+                         "step shared out as Amdahl assumes (the gap is {gap} per run).")).format(**v)
     if e > s:
-        return (f"{head} The run lost as much as a serial part {e / max(s, 1e-12):.3g}x larger would: "
-                f"{_fmt_s(gap_s)} per run ({gap_s / t1:.0%} of the one-worker time) went to something that is not "
-                "the serial step and did not share out over the workers.")
-    return (f"{head} The run did better than its timed serial step allows, by {_fmt_s(gap_s)} per run: the serial "
-            "step cost less inside the run than alone, or the one-worker baseline ran slow.")
+        return (head + _(" The run lost as much as a serial part {times:.3g}x larger would: {gap} per run "
+                         "({share:.0%} of the one-worker time) went to something that is not the serial step and "
+                         "did not share out over the workers.")).format(**v)
+    return (head + _(" The run did better than its timed serial step allows, by {gap} per run: the serial step "
+                     "cost less inside the run than alone, or the one-worker baseline ran slow.")).format(**v)
 
 
 def call_count_verdict(measured_s, whole_s, extra_calls, per_call_s, band=CLOSE_RATIO):
@@ -200,15 +207,17 @@ loop adds its own steps).
     extra = real("extra_calls", extra_calls, low=1)
     per_call = _time("per_call_s", per_call_s)
     inside = max(m - w, 0.0) / extra
-    head = (f"each extra call cost {_fmt_s(inside)} inside the loop against {_fmt_s(per_call)} measured on one row")
+    v = {"inside": _fmt_s(inside), "one": _fmt_s(per_call), "band": band, "extra": extra, "whole": _fmt_s(w),
+         "more": inside / per_call, "over": per_call / max(inside, 1e-12)}
+    head = _("each extra call cost {inside} inside the loop against {one} measured on one row")
     if inside > 0 and is_close(inside, per_call, band):
-        return (f"{head}: the call count explains the time (within {band:g}x). Calls, not work, set it: the work "
-                f"of all {extra:,.0f} extra calls is already in the {_fmt_s(w)} of the whole block.")
+        return (head + _(": the call count explains the time (within {band:g}x). Calls, not work, set it: the work "
+                         "of all {extra:,.0f} extra calls is already in the {whole} of the whole block.")).format(**v)
     if inside > per_call:
-        return (f"{head}: the loop costs {inside / per_call:.3g}x more per call than one row's chain showed "
-                "(every row brings new data and the Python loop adds its own steps).")
-    return (f"{head}: the one-row run overstated the cost of a call by {per_call / max(inside, 1e-12):.3g}x "
-            "(a few microseconds are easily disturbed).")
+        return (head + _(": the loop costs {more:.3g}x more per call than one row's chain showed (every row brings "
+                         "new data and the Python loop adds its own steps).")).format(**v)
+    return (head + _(": the one-row run overstated the cost of a call by {over:.3g}x (a few microseconds are "
+                     "easily disturbed).")).format(**v)
 
 
 def scaling_verdict(speedup, n, *, achieved, ceiling, resource, shared, unit, cores_busy=None,
@@ -243,32 +252,34 @@ threads waited for each other).
     n = real("n", n, low=1)
     achieved = real("achieved", achieved, low=0, low_open=True)
     ceiling = real("ceiling", ceiling, low=0, low_open=True)
+    cap = min(n, max(1.0, ceiling / achieved)) if shared else n
+    v = {"rate": si(achieved, unit), "resource": resource, "share": achieved / ceiling, "ceiling": si(ceiling, unit),
+         "cap": cap, "n": n, "psi": psi, "band": band, "below": cap / psi}
     if shared:
-        cap = min(n, max(1.0, ceiling / achieved))
-        text = (f"one worker drew {si(achieved, unit)} of {resource}, {achieved / ceiling:.0%} of the "
-                f"{si(ceiling, unit)} measured; all workers share it, so it allows at most {cap:.3g}x on "
-                f"{n:g} workers.")
+        text = _("one worker drew {rate} of {resource}, {share:.0%} of the {ceiling} measured; all workers share it, "
+                 "so it allows at most {cap:.3g}x on {n:g} workers.")
     else:
-        cap = n
-        text = (f"one worker reached {si(achieved, unit)} of {resource} ({achieved / ceiling:.0%} of the "
-                f"{si(ceiling, unit)} measured); each worker brings its own, so it allows {n:g}x on {n:g} workers.")
-    text += f" Measured {psi:.3g}x"
+        text = _("one worker reached {rate} of {resource} ({share:.0%} of the {ceiling} measured); each worker "
+                 "brings its own, so it allows {n:g}x on {n:g} workers.")
     if psi > 1.05 * n:
-        return text + (f": more than {n:g} workers can give by sharing the work, so the one-worker run was slowed "
-                       "(by other programs on the machine, or a cold start): rerun it before reading more into it.")
+        return (text + _(" Measured {psi:.3g}x: more than {n:g} workers can give by sharing the work, so the "
+                         "one-worker run was slowed (by other programs on the machine, or a cold start): rerun it "
+                         "before reading more into it.")).format(**v)
     if is_close(psi, cap, band):
-        return text + f": within {band:g}x of that, so the {resource} explains the result."
+        return (text + _(" Measured {psi:.3g}x: within {band:g}x of that, so the {resource} explains the result.")
+                ).format(**v)
     if psi > cap:
-        return text + (f": above what the {resource} allows, so the one-worker run did not reach the ceiling it "
-                       "could have (or was slowed by other programs).")
-    text += f": {cap / psi:.3g}x below what the {resource} allows, so something else held the workers back"
-    if cores_busy is not None:
-        busy = real("cores_busy", cores_busy, low=0)
-        if busy < min(n, cap) / band:
-            return text + (f": on average they kept only {busy:.3g} of {n:g} cores busy (the cores were taken "
-                           "by other programs, or the threads waited for each other).")
-        return text + (f", although they kept {busy:.3g} cores busy on average: that time went to work one worker "
-                       "does not do (handing out the chunks, contending for the same memory).")
-    return text + "."
+        return (text + _(" Measured {psi:.3g}x: above what the {resource} allows, so the one-worker run did not "
+                         "reach the ceiling it could have (or was slowed by other programs).")).format(**v)
+    text += _(" Measured {psi:.3g}x: {below:.3g}x below what the {resource} allows, so something else held the "
+              "workers back")
+    if cores_busy is None:
+        return (text + _(".")).format(**v)
+    v["busy"] = real("cores_busy", cores_busy, low=0)
+    if v["busy"] < min(n, cap) / band:
+        return (text + _(": on average they kept only {busy:.3g} of {n:g} cores busy (the cores were taken by "
+                         "other programs, or the threads waited for each other).")).format(**v)
+    return (text + _(", although they kept {busy:.3g} cores busy on average: that time went to work one worker "
+                     "does not do (handing out the chunks, contending for the same memory).")).format(**v)
 
 

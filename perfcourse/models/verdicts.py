@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._check import real
+from .._lang import _
 from . import laws
 
 __all__ = ["CLOSE_RATIO", "is_close", "closeness", "time_against_model", "against_model", "speedup_outcome",
@@ -44,8 +45,10 @@ def closeness(ratio, band=CLOSE_RATIO):
     """
     ratio = real("ratio", ratio, low=0, low_open=True)
     if is_close(ratio, 1.0, band):
-        return f"close (within {band:g}x)"
-    return f"{ratio:.3g}x too high" if ratio > 1 else f"{1 / ratio:.3g}x too low"
+        return _("close (within {band:g}x)").format(band=band)
+    if ratio > 1:
+        return _("{ratio:.3g}x too high").format(ratio=ratio)
+    return _("{ratio:.3g}x too low").format(ratio=1 / ratio)
 
 
 def speedup_outcome(measured, predicted, *, band=CLOSE_RATIO):
@@ -89,11 +92,14 @@ def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO):
     n = real("n", n, low=1, low_open=True)
     outcome = speedup_outcome(measured, predicted, band=band)
     near_one = abs(measured - 1) < 0.1
-    reading = {"close": f"close to the model (within {band:g}x)",
-               "slower": f"{n:g} workers were {'no faster than' if near_one else 'slower than'} one here",
-               "short": f"{'barely faster' if near_one else 'faster'} than one worker, well short of the model",
-               "above": "better than the model"}[outcome]
-    return f"measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}"
+    reading = {"close": _("close to the model (within {band:g}x)"),
+               "slower": _("{n:g} workers were no faster than one here") if near_one else
+               _("{n:g} workers were slower than one here"),
+               "short": _("barely faster than one worker, well short of the model") if near_one else
+               _("faster than one worker, well short of the model"),
+               "above": _("better than the model")}[outcome].format(band=band, n=n)
+    return _("measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}").format(
+        measured=measured, predicted=predicted, n=n, reading=reading)
 
 
 def _scalar(name, value):
@@ -116,7 +122,8 @@ def amdahl_line(serial_fraction, n):
     n = real("n", n, low=1)
     limit = laws.amdahl_limit(s)
     limit_text = "inf" if np.isinf(limit) else f"{limit:.4g}x"
-    return f"s = {s:.2f}, N = {n:g}: speedup = {laws.amdahl_speedup(s, n):.2f}x (limit 1/s = {limit_text})"
+    return _("s = {s:.2f}, N = {n:g}: speedup = {speedup:.2f}x (limit 1/s = {limit})").format(
+        s=s, n=n, speedup=laws.amdahl_speedup(s, n), limit=limit_text)
 
 
 def compare_line(serial_fraction, n):
@@ -129,8 +136,9 @@ def compare_line(serial_fraction, n):
     """
     s = real("serial_fraction", serial_fraction, low=0, high=1)
     n = real("n", n, low=1)
-    return (f"s = {s:.2f}, N = {n:g}: Amdahl (fixed problem) = {laws.amdahl_speedup(s, n):.2f}x, "
-            f"Gustafson (scaled problem) = {laws.gustafson_speedup(s, n):.2f}x")
+    return _("s = {s:.2f}, N = {n:g}: Amdahl (fixed problem) = {amdahl:.2f}x, Gustafson (scaled problem) = "
+             "{gustafson:.2f}x").format(s=s, n=n, amdahl=laws.amdahl_speedup(s, n),
+                                        gustafson=laws.gustafson_speedup(s, n))
 
 
 def _time(name, value):
@@ -147,8 +155,10 @@ def time_against_model(measured_s, model_s, band=CLOSE_RATIO):
     """
     m, p = _time("measured_s", measured_s), _time("model_s", model_s)
     if is_close(m, p, band):
-        return f"within {band:g}x of the model"
-    return f"{p / m:.3g}x faster than the model" if m < p else f"{m / p:.3g}x slower than the model"
+        return _("within {band:g}x of the model").format(band=band)
+    if m < p:
+        return _("{ratio:.3g}x faster than the model").format(ratio=p / m)
+    return _("{ratio:.3g}x slower than the model").format(ratio=m / p)
 
 
 def against_model(measured, model, *, close, slower, faster, band=CLOSE_RATIO):
@@ -173,4 +183,4 @@ def against_model(measured, model, *, close, slower, faster, band=CLOSE_RATIO):
         if not isinstance(text, str):
             raise TypeError(f"{name} must be the sentence for that case; got {text!r}")
     reading = close if is_close(m, p, band) else (slower if m > p else faster)
-    return f"{time_against_model(m, p, band)}: {reading}"
+    return _("{where}: {reading}").format(where=time_against_model(m, p, band), reading=reading)

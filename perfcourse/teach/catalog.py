@@ -23,7 +23,8 @@ from __future__ import annotations
 import copy
 import re
 
-__all__ = ["paragraphs", "entries", "new_catalog", "update", "problems", "translated", "FUZZY"]
+__all__ = ["paragraphs", "entries", "new_catalog", "update", "update_entries", "problems", "entry_problems",
+           "paragraph_place", "translated", "FUZZY"]
 
 FUZZY = "fuzzy"
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -81,12 +82,21 @@ def _cell(ctxt):
 
 def update(po, nb, source_name):
     """Bring catalog ``po`` in line with notebook ``nb``; returns ``(added, fuzzied, dropped)`` counts."""
+    return update_entries(po, entries(nb), source_name)
+
+
+def update_entries(po, found, source_name):
+    """Bring ``po`` in line with ``found``, ``[(msgctxt, English), ...]``; ``(added, fuzzied, dropped)``.
+
+    A context is ``"<unit>#<part>"`` (a cell and its paragraph, a question and its field): a text
+    that moved to another part of the same unit keeps its translation.
+    """
     import polib
 
     old = {e.msgctxt: e for e in po if not e.obsolete}
     by_cell_text = {(_cell(e.msgctxt), e.msgid): e for e in old.values() if e.msgstr and FUZZY not in e.flags}
     fresh, added, fuzzied = [], 0, 0
-    for ctxt, msgid in entries(nb):
+    for ctxt, msgid in found:
         same = old.get(ctxt)
         if same is not None and same.msgid == msgid:
             entry = same
@@ -107,13 +117,26 @@ def update(po, nb, source_name):
     return added, fuzzied, dropped
 
 
+def paragraph_place(ctxt):
+    """Where a notebook entry's text is, in words: ``markdown cell 'ab12', paragraph 2``."""
+    return f"markdown cell {_cell(ctxt)!r}, paragraph {int(ctxt.rsplit('#', 1)[1]) + 1}"
+
+
 def problems(po, nb, source_name):
     """What keeps ``po`` from translating ``nb``: one line per missing, fuzzy or stale paragraph."""
+    return entry_problems(po, entries(nb), source_name)
+
+
+def entry_problems(po, found, source_name, place=paragraph_place):
+    """One line per entry of ``found`` (``[(msgctxt, English)]``) that ``po`` lacks, has fuzzy or untranslated.
+
+    ``place(msgctxt)`` names where the text is (default: a notebook's cell and paragraph).
+    """
     have = {e.msgctxt: e for e in po if not e.obsolete}
     out = []
-    for ctxt, msgid in entries(nb):
+    for ctxt, msgid in found:
         entry = have.get(ctxt)
-        where = f"{source_name}: markdown cell {_cell(ctxt)!r}, paragraph {int(ctxt.rsplit('#', 1)[1]) + 1}"
+        where = f"{source_name}: {place(ctxt)}"
         if entry is None or entry.msgid != msgid:
             out.append(f"{where}: the English is new or changed; run  perfcourse translate  and translate it")
         elif FUZZY in entry.flags:

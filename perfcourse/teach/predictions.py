@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .._check import real
+from .._lang import _
 from ..models.verdicts import closeness
 
 __all__ = ["ENV_HOME", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
@@ -87,16 +88,16 @@ class Entry:
 
     def __str__(self):
         about = f" ({self.about})" if self.about else ""
-        lines = [f"prediction {self.key}{about}, in {self.unit}:"]
+        lines = [_("prediction {key}{about}, in {unit}:").format(key=self.key, about=about, unit=self.unit)]
+        guess, model, measured = (f"  {word:<{_WIDTH}}" for word in (_("your guess"), _("model"), _("measured")))
         if self.guess is None:
-            lines.append(f"  {'your guess':<{_WIDTH}} none: no guess was made; set it in the cell above and run "
-                         "both cells again")
+            lines.append(guess + _(" none: no guess was made; set it in the cell above and run both cells again"))
         else:
-            lines.append(f"  {'your guess':<{_WIDTH}}{self.guess:>6.3g}   guess/measured = {self.guess_ratio:.3g}   "
-                         f"{closeness(self.guess_ratio)}")
-        lines.append(f"  {'model':<{_WIDTH}}{self.model:>6.3g}   model/measured = {self.model_ratio:.3g}   "
-                     f"{closeness(self.model_ratio)}")
-        lines.append(f"  {'measured':<{_WIDTH}}{self.measured:>6.3g}")
+            lines.append(guess + _("{guess:>6.3g}   guess/measured = {ratio:.3g}   {closeness}").format(
+                guess=self.guess, ratio=self.guess_ratio, closeness=closeness(self.guess_ratio)))
+        lines.append(model + _("{model:>6.3g}   model/measured = {ratio:.3g}   {closeness}").format(
+            model=self.model, ratio=self.model_ratio, closeness=closeness(self.model_ratio)))
+        lines.append(f"{measured}{self.measured:>6.3g}")
         return "\n".join(lines)
 
 
@@ -197,31 +198,33 @@ class Calibration:
     def summary(self):
         """Sentences the learner reads: how far off the guesses were, against the model, and the trend."""
         if not self.rows:
-            return "No prediction is recorded yet: each lesson's experiment adds one."
+            return _("No prediction is recorded yet: each lesson's experiment adds one.")
         if not self.guessed:
-            return (f"{len(self.rows)} experiment(s) recorded, none with a guess: set the guess (it ships as None) "
-                    "before running the measuring cell.")
-        g, m = self.median_error, self.model_median_error
-        text = (f"{len(self.guessed)} guess(es) over {len(self.rows)} experiment(s): your median guess was off by "
-                f"{2 ** g:.2f}x, the models' by {2 ** m:.2f}x on the same experiments.")
+            return _("{n} experiment(s) recorded, none with a guess: set the guess (it ships as None) before running "
+                     "the measuring cell.").format(n=len(self.rows))
+        text = _("{guesses} guess(es) over {n} experiment(s): your median guess was off by {off:.2f}x, the models' "
+                 "by {model:.2f}x on the same experiments.").format(
+            guesses=len(self.guessed), n=len(self.rows), off=2 ** self.median_error,
+            model=2 ** self.model_median_error)
         trend = self.trend()
         if trend is None:
-            return text + " Make at least 4 guesses to see whether you improve through the course."
-        first, second = trend
-        halves = f"from {2 ** first:.2f}x off in the first half to {2 ** second:.2f}x in the second"
+            return text + _(" Make at least 4 guesses to see whether you improve through the course.")
+        first, second = 2 ** trend[0], 2 ** trend[1]
         if second < first:
-            how = f"got better: {halves}"
+            how = _(" Through the course your guesses got better: from {first:.2f}x off in the first half to "
+                    "{second:.2f}x in the second.")
         elif second > first:
-            how = f"did not get better: {halves}"
+            how = _(" Through the course your guesses did not get better: from {first:.2f}x off in the first half to "
+                    "{second:.2f}x in the second.")
         else:
-            how = f"stayed at {2 ** first:.2f}x off"
-        return f"{text} Through the course your guesses {how}."
+            how = _(" Through the course your guesses stayed at {first:.2f}x off.")
+        return text + how.format(first=first, second=second)
 
     def table(self):
         """One line per prediction, in course order."""
-        lines = [f"{'prediction':<28}{'guess/measured':>16}{'model/measured':>16}"]
-        for key, _, g, m in self.rows:
-            guess = "no guess" if g is None else f"{2 ** g:.3g}"
+        lines = [f"{_('prediction'):<28}{'guess/measured':>16}{'model/measured':>16}"]
+        for key, _lesson, g, m in self.rows:
+            guess = _("no guess") if g is None else f"{2 ** g:.3g}"
             lines.append(f"{key:<28}{guess:>16}{2 ** m:>16.3g}")
         return "\n".join(lines)
 

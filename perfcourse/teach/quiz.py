@@ -18,6 +18,7 @@ False
 
 from __future__ import annotations
 
+from .._lang import _
 from . import selftest
 
 __all__ = ["Quiz", "quiz_widget"]
@@ -43,9 +44,10 @@ class Quiz:
 
     def prompt(self):
         """The current question as one line, with where we are in the quiz."""
-        q = self.question
-        unit = f" (answer in {q.unit})" if q.unit else ""
-        return f"Question {self.position + 1} of {len(self.questions)} · lesson {q.lesson:02d} · {q.prompt}{unit}"
+        q = selftest.shown(self.question)
+        unit = _(" (answer in {unit})").format(unit=q.unit) if q.unit else ""
+        return _("Question {k} of {n} · lesson {lesson:02d} · {prompt}{unit}").format(
+            k=self.position + 1, n=len(self.questions), lesson=q.lesson, prompt=q.prompt, unit=unit)
 
     def submit(self, given, *, quiet=False):
         """Check ``given`` (a number, a letter, or text typed in a box) for the current question."""
@@ -67,7 +69,8 @@ class Quiz:
 
     def summary(self):
         right = sum(self.results.values())
-        return f"{right} of {len(self.questions)} right ({len(self.results)} answered)"
+        return _("{right} of {n} right ({answered} answered)").format(right=right, n=len(self.questions),
+                                                                      answered=len(self.results))
 
 
 def quiz_widget(qids=None):
@@ -77,14 +80,15 @@ def quiz_widget(qids=None):
     quiz = Quiz(qids)
     title = widgets.HTML()
     choices = widgets.RadioButtons(layout=widgets.Layout(width="auto"))
-    box = widgets.Text(description="answer", placeholder="a number")
+    box = widgets.Text(description=_("answer"), placeholder=_("a number"))
     area = widgets.VBox()
-    check, skip = widgets.Button(description="Check", button_style="primary"), widgets.Button(description="Next")
+    check = widgets.Button(description=_("Check"), button_style="primary")
+    skip = widgets.Button(description=_("Next"))
     score = widgets.Label()
     out = widgets.Output()
 
     def show():
-        q = quiz.question
+        q = selftest.shown(quiz.question)
         title.value = f"<b>{_escape(quiz.prompt())}</b>"
         if q.kind == "choice":
             choices.options = [(f"({k}) {text}", k) for k, text in zip(q.letters(), q.choices, strict=True)]
@@ -101,7 +105,7 @@ def quiz_widget(qids=None):
         with out:
             out.clear_output()
             if given in (None, ""):
-                print("Pick or type an answer first.")
+                print(_("Pick or type an answer first."))
                 return
             try:
                 quiz.submit(given)

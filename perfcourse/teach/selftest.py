@@ -8,16 +8,18 @@ plus ``lecture.py`` for the lecture's own questions and worked calculations. Eac
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import math
 import pkgutil
 
 from .._check import real
+from .._lang import _, current, text
 from . import questions
 from .question import Question
 
-__all__ = ["Question", "bank", "get", "check", "answer", "ask", "score"]
+__all__ = ["Question", "bank", "get", "shown", "check", "answer", "ask", "score"]
 
 
 _BANK: dict[str, Question] | None = None
@@ -78,12 +80,29 @@ def _suggest(qid, ids):
     return f"question ids start with one of {', '.join(prefixes)}; perfcourse.selftest.bank() lists them all"
 
 
+def shown(q):
+    """Question ``q`` as the learner reads it: prompt, explanation and choices in their language.
+
+    The translations come from ``perfcourse/locale/zh/questions.po`` (see :mod:`perfcourse._lang`);
+    a text not translated yet stays English.
+    """
+    if current() == "en":
+        return q
+
+    def tr(field, english):
+        return text("questions", english, f"{q.qid}#{field}")
+
+    return dataclasses.replace(q, prompt=tr("prompt", q.prompt), why=tr("why", q.why), choices=tuple(
+        tr(f"choice-{letter}", c) for letter, c in zip(q.letters(), q.choices, strict=True)))
+
+
 def ask(qid):
     """Print a question's prompt (and its choices); return the question."""
     q = get(qid)
-    print(f"[{q.qid}] {q.prompt}" + (f"  (answer in {q.unit})" if q.unit else ""))
-    for letter, text in zip(q.letters(), q.choices, strict=True):
-        print(f"  ({letter}) {text}")
+    shows = shown(q)
+    print(f"[{q.qid}] {shows.prompt}" + (_("  (answer in {unit})").format(unit=q.unit) if q.unit else ""))
+    for letter, choice in zip(q.letters(), shows.choices, strict=True):
+        print(f"  ({letter}) {choice}")
     return q
 
 
@@ -135,15 +154,17 @@ def check(qid, answer, *, quiet=False):
     q = get(qid)
     if answer is None:
         if not quiet:
-            print(f"[{q.qid}] No answer yet: put your answer in place of None and run this cell again.")
+            print(f"[{q.qid}] " + _("No answer yet: put your answer in place of None and run this cell again."))
         return False
     right = _is_right(q, answer)
     if not quiet:
+        q = shown(q)
         if right:
-            print(f"Right. [{q.qid}] {q.why}")
+            print(_("Right. [{qid}] {why}").format(qid=q.qid, why=q.why))
         else:
-            tol = f" (accepted within {q.rtol:.0%})" if q.kind == "number" else ""
-            print(f"Not quite. [{q.qid}] You gave {answer!r}; the answer is {_reference_text(q)}{tol}. {q.why}")
+            tol = _(" (accepted within {rtol:.0%})").format(rtol=q.rtol) if q.kind == "number" else ""
+            print(_("Not quite. [{qid}] You gave {given}; the answer is {reference}{tol}. {why}").format(
+                qid=q.qid, given=repr(answer), reference=_reference_text(q), tol=tol, why=q.why))
     return right
 
 
@@ -156,7 +177,7 @@ def answer(qid):
     [lecture-ex3-little] 10 requests. Little's law: L = lambda W = 200/s x 0.05 s = 10 requests in flight.
     10.0
     """
-    q = get(qid)
+    q = shown(get(qid))
     print(f"[{q.qid}] {_reference_text(q)}. {q.why}")
     return q.reference() if q.kind == "number" else q.correct
 
@@ -190,8 +211,9 @@ def score(answers):
         except (TypeError, ValueError) as err:
             unreadable.append(f"{qid} ({err})")
     total = len(answers)
-    print(f"Score: {len(right)}/{total} right ({len(right) / total:.0%}).")
-    for label, ids in (("not quite", wrong), ("no answer yet", blank), ("could not read", unreadable)):
+    print(_("Score: {right}/{total} right ({share:.0%}).").format(right=len(right), total=total,
+                                                                  share=len(right) / total))
+    for label, ids in ((_("not quite"), wrong), (_("no answer yet"), blank), (_("could not read"), unreadable)):
         if ids:
             print(f"  {label}: {', '.join(ids)}")
     return len(right), total

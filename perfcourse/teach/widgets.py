@@ -17,6 +17,7 @@ import io
 import math
 import time
 
+from .._lang import _, current, lookup
 from ..viz.style import WIDGET_DPI, WIDGET_FIGSIZE
 
 __all__ = ["explorer", "slider", "log_slider", "dropdown", "Explorer", "DEBOUNCE_ABOVE_S", "DEBOUNCE_S"]
@@ -75,7 +76,7 @@ class Explorer:
 
         if self._pending is not None:
             self._pending.cancel()
-        self.text.value = _text_html("computing ...")
+        self.text.value = _text_html(_("computing ..."))
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:   # no event loop (a plain script): no one to wait for, redraw now
@@ -162,6 +163,7 @@ def slider(description, low, high, value, step=None):
     """A continuous (float) or whole-number (int) slider, chosen by the types given; updates while dragged."""
     import ipywidgets as widgets
 
+    description = lookup(description)   # the label in the learner's language (see perfcourse._lang)
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high, value)):
         return widgets.IntSlider(description=description, min=low, max=high, value=value, step=step or 1,
                                  continuous_update=True)
@@ -175,14 +177,17 @@ def log_slider(description, low, high, value):
 
     if not 0 < low < high:
         raise ValueError(f"log_slider needs 0 < low < high; got low={low}, high={high}")
-    return widgets.FloatLogSlider(description=description, base=10, min=math.log10(low), max=math.log10(high),
+    return widgets.FloatLogSlider(description=lookup(description), base=10, min=math.log10(low), max=math.log10(high),
                                   value=value, step=0.05, continuous_update=True, readout_format=".3g")
 
 
 def dropdown(description, options, value=None):
-    """A dropdown of ``options`` (a list, or a dict label -> value)."""
+    """A dropdown of ``options`` (a list, or a dict label -> value); words are shown in the learner's language."""
     import ipywidgets as widgets
 
-    return widgets.Dropdown(description=description, options=options,
-                            value=value if value is not None else (list(options.values())[0]
-                                                                    if isinstance(options, dict) else options[0]))
+    if value is None:
+        value = list(options.values())[0] if isinstance(options, dict) else options[0]
+    if current() != "en":     # the same values under translated labels
+        pairs = options.items() if isinstance(options, dict) else ((o, o) for o in options)
+        options = [(lookup(k) if isinstance(k, str) else k, v) for k, v in pairs]
+    return widgets.Dropdown(description=lookup(description), options=options, value=value)

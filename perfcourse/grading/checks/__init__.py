@@ -59,7 +59,7 @@ def parts(exercise):
     Examples
     --------
     >>> [p.needs for p in parts("ex07")]
-    [('fit_alpha_beta',), ('ring_allreduce_time',), ('data_parallel_step',)]
+    [('fit_alpha_beta',), ('better_fix',), ('plan_devices',)]
     """
     known = exercises()
     choice("exercise", exercise, tuple(known))

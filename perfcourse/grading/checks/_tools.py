@@ -155,8 +155,8 @@ def call_counted(func, *args):
 
     Examples
     --------
-    >>> call_counted(lambda x: 2 * x, 4)
-    (8, None)
+    >>> call_counted(lambda x: 2 * x, 4)[0]
+    8
     """
     counted = getattr(func, "counted", None)
     if callable(counted):

@@ -1,24 +1,27 @@
-"""Exercise 01: a roofline latency model, the largest batch under an SLO, a p99 report."""
+"""Exercise 01: the batch a load calls for, the largest batch under an SLO, a p99 report."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...models.roofline import roofline_time
 from ._tools import part, run_cases
 
 
-def reference_layer_latency(batch, d, peak_flops, peak_bandwidth, dtype_bytes, overhead_s):
-    """Latency of ``X[batch, d] @ W[d, d]``: overhead plus the roofline bound.
+def reference_batch_for_load(latency, arrival_rate, max_batch):
+    """Smallest batch with ``latency(b) <= b / arrival_rate`` and its first request's wait, or (0, None).
+
+    The first request of a batch waits ``(b - 1) / arrival_rate`` for the others, then ``latency(b)``;
+    that grows with ``b``, so the smallest batch that keeps up is the best one. By brute force.
 
     Examples
     --------
-    >>> reference_layer_latency(1, 4096, 100e12, 2e12, 2, 0.0)  # reading W dominates
-    1.6785408e-05
+    >>> reference_batch_for_load(lambda b: 0.002 + 0.0001 * b, 1000.0, 1000)
+    (3, 0.0043)
     """
-    flops = 2.0 * batch * d * d
-    moved = (d * d + 2.0 * batch * d) * dtype_bytes
-    return overhead_s + roofline_time(flops, moved, peak_flops, peak_bandwidth)
+    for b in range(1, max_batch + 1):
+        if latency(b) <= b / arrival_rate:
+            return (b, (b - 1) / arrival_rate + latency(b))
+    return (0, None)
 
 
 def reference_largest_batch(latency, slo_s, max_batch):
@@ -36,23 +39,8 @@ def reference_p99_report(samples_by_batch, slo_s):
     return (best, best / float(np.percentile(samples_by_batch[best], 50)))
 
 
-def _hardware(rng):
-    return dict(peak_flops=float(rng.uniform(1e12, 1e15)), peak_bandwidth=float(rng.uniform(1e11, 5e12)),
-                dtype_bytes=int(rng.choice([2, 4])), overhead_s=float(rng.uniform(1e-6, 2e-5)))
-
-
-@part("A: roofline latency of a dense layer", points=2, needs=("layer_latency",))
-def check_layer_latency(layer_latency, rng):
-    cases = []
-    for _ in range(6):
-        args = (int(rng.integers(1, 4097)), int(rng.choice([256, 512, 1024, 4096, 8192])),
-                *_hardware(rng).values())
-        cases.append((args, reference_layer_latency(*args)))
-    return run_cases(layer_latency, cases, 2, rtol=1e-6)
-
-
 class _Model:
-    """A latency model the learner's search calls: affine above a knee, flat below."""
+    """A latency model the learner's code calls: affine above a knee, flat below."""
 
     def __init__(self, rng):
         self.floor = float(rng.uniform(1e-4, 2e-3))
@@ -68,6 +56,33 @@ class _Model:
     def __wire__(self):
         """How the model crosses to the learner's kernel: its parameters (see ``wire.FUNCTION_KINDS``)."""
         return {"kind": "knee", "floor": self.floor, "per_item": self.per_item, "knee": self.knee}
+
+
+def _served(model, max_batch):
+    """The most requests per second any batch up to ``max_batch`` serves."""
+    return max(b / model(b) for b in range(1, max_batch + 1))
+
+
+def _load_case(rng, k):
+    """A model, an arrival rate and a largest batch; k = 0: nothing keeps up, 1: single requests do."""
+    model, max_batch = _Model(rng), int(rng.integers(16, 3000))
+    if k == 0:
+        return model, _served(model, max_batch) * float(rng.uniform(1.05, 2.0)), max_batch
+    if k == 1:
+        return model, float(rng.uniform(0.3, 0.95)) / model(1), max_batch
+    if k == 2:                              # steep past the knee: larger batches fall behind again
+        model.knee = int(rng.integers(8, 64))
+        model.per_item = float(rng.uniform(2.0, 5.0)) * model.floor / model.knee
+    return model, _served(model, max_batch) * float(rng.uniform(0.3, 0.98)), max_batch
+
+
+@part("A: the smallest batch that keeps up with a load", points=2, needs=("batch_for_load",))
+def check_batch_for_load(batch_for_load, rng):
+    cases = []
+    for k in range(6):
+        args = _load_case(rng, k)
+        cases.append((args, reference_batch_for_load(*args)))
+    return run_cases(batch_for_load, cases, 2, rtol=1e-9)
 
 
 @part("B: largest batch under a latency SLO", points=3, needs=("largest_batch_under_slo",))

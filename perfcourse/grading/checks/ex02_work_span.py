@@ -92,12 +92,51 @@ def check_critical_path(critical_path, rng):
     return 3, 3, "correct on 6 random graphs"
 
 
-@part("C: Brent's lower and upper time bounds", points=2, needs=("time_bounds",))
-def check_time_bounds(time_bounds, rng):
-    cases = []
-    for _ in range(6):
-        span = float(rng.uniform(1.0, 100.0))
-        work = span * float(rng.uniform(1.0, 1e4))
-        p = int(rng.integers(1, 512))
-        cases.append(((work, span, p), (max(work / p, span), brent_bound(work, span, p))))
-    return run_cases(time_bounds, cases, 2, rtol=1e-9)
+def reference_better_plan(edges, cost, p):
+    """Brent's upper bound ``T1/p + T_inf`` under each plan: ("workers", 2p) or ("task", halve the costliest
+    task on the critical path); the better plan and its bound.
+
+    Examples
+    --------
+    >>> diamond = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
+    >>> reference_better_plan(diamond, {"a": 1, "b": 2, "c": 3, "d": 1}, 4)
+    ('task', 5.375)
+    """
+    doubled, halved = _plan_bounds(edges, cost, p)
+    return ("workers", doubled) if doubled < halved else ("task", halved)
+
+
+def _plan_bounds(edges, cost, p, *, shift=False):
+    """Brent's bound under each plan; with ``shift``, also whether halving the task moved the critical path."""
+    finish, via = reference_longest_paths(edges, cost)
+    work, span = sum(cost.values()), max(finish.values())
+    task, slowest = max(finish, key=finish.get), None
+    while task is not None:                       # the costliest task on the critical path
+        slowest = task if slowest is None or cost[task] > cost[slowest] else slowest
+        task = via[task]
+    faster = dict(cost)
+    faster[slowest] = cost[slowest] / 2
+    work_2, span_2 = reference_work_and_span(edges, faster)
+    bounds = brent_bound(work, span, 2 * p), brent_bound(work_2, span_2, p)
+    return (*bounds, span_2 > span - cost[slowest] / 2 + 1e-9) if shift else bounds
+
+
+def _plan_cases(rng):
+    """Graphs on 1 to 128 workers, never nearly tied, until each plan has won and the halved task has moved
+    the critical path to another chain in a case that plan "task" wins."""
+    cases, seen = [], set()
+    while len(cases) < 6 or (len(seen) < 3 and len(cases) < 60):
+        edges, cost = random_dag(rng)
+        p = int(round(2 ** rng.uniform(0, 7)))
+        doubled, halved, moved = _plan_bounds(edges, cost, p, shift=True)
+        if abs(doubled - halved) <= 1e-6 * halved:
+            continue
+        expected = reference_better_plan(edges, cost, p)
+        seen |= {expected[0]} | ({"moved"} if moved and expected[0] == "task" else set())
+        cases.append(((edges, cost, p), expected))
+    return cases
+
+
+@part("C: more workers or a shorter critical path", points=2, needs=("better_plan",))
+def check_better_plan(better_plan, rng):
+    return run_cases(better_plan, _plan_cases(rng), 2, rtol=1e-9)

@@ -1,4 +1,4 @@
-"""Exercise 04: strong- and weak-scaling tables, and how far each scaling stays efficient."""
+"""Exercise 04: which kind of scaling a series is and its table, the best worker count, efficiency floors."""
 
 from __future__ import annotations
 
@@ -8,18 +8,36 @@ from ...models.laws import amdahl_speedup, efficiency, gustafson_speedup, speedu
 from ._tools import part, run_cases
 
 
-def reference_strong(n, times):
-    """Fixed total work: speedup against the first run, efficiency = speedup * n0 / n."""
-    n, times = np.asarray(n, dtype=float), np.asarray(times, dtype=float)
-    s = speedup(times[0], times)
-    return {"speedup": s, "efficiency": efficiency(s * n[0], n)}
+def reference_table(n, times, kind):
+    """Strong: speedup t0/t, efficiency speedup * n0/n. Weak: efficiency t0/t, scaled speedup (n/n0) t0/t.
 
-
-def reference_weak(n, times):
-    """Fixed work per worker: efficiency = t0 / t, scaled speedup = (n / n0) * t0 / t."""
+    Examples
+    --------
+    >>> reference_table([2, 4], [10.0, 12.5], "weak")["speedup"]
+    array([1. , 1.6])
+    """
     n, times = np.asarray(n, dtype=float), np.asarray(times, dtype=float)
+    if kind == "strong":
+        s = speedup(times[0], times)
+        return {"kind": "strong", "speedup": s, "efficiency": efficiency(s * n[0], n)}
     e = times[0] / times
-    return {"scaled_speedup": e * n / n[0], "efficiency": e}
+    return {"kind": "weak", "speedup": e * n / n[0], "efficiency": e}
+
+
+def reference_best_workers(work_s, fixed_s, per_worker_s, max_n):
+    """The n in 1..max_n with the least ``fixed + per_worker n + work / n`` (the smaller on a tie), by brute
+    force, and its efficiency ``t(1) / (n t(n))``.
+
+    Examples
+    --------
+    >>> n, e = reference_best_workers(1e-3, 20e-6, 10e-6, 1000)
+    >>> int(n), round(float(e), 4)
+    (10, 0.4682)
+    """
+    n = np.arange(1, max_n + 1, dtype=float)
+    t = fixed_s + per_worker_s * n + work_s / n
+    best = int(np.argmin(t))                       # the first minimum: the fewest workers on a tie
+    return (best + 1, float(t[0] / (n[best] * t[best])))
 
 
 def reference_max_workers(serial_fraction, min_efficiency, max_n):
@@ -36,33 +54,58 @@ def reference_max_workers(serial_fraction, min_efficiency, max_n):
     return {"strong": int(n[strong].max()), "weak": int(n[weak].max())}
 
 
-def _runs(rng, *, weak):
+def _series(rng, kind):
+    """Worker counts (powers of two, the baseline may be more than 1), noisy times and problem sizes."""
     n = 2.0 ** np.sort(rng.choice(7, size=int(rng.integers(3, 7)), replace=False))
-    s = float(rng.uniform(0.01, 0.2))
-    t1 = float(rng.uniform(0.5, 50.0))
+    s, t1 = float(rng.uniform(0.01, 0.2)), float(rng.uniform(0.5, 50.0))
+    weak = kind == "weak"
     model = t1 * (s + (1 - s) * (1 if weak else 1 / n)) + (0.02 * t1 * np.log2(n) if weak else 0)
-    return n, model * rng.normal(1.0, 0.03, size=len(n))
+    per_worker = int(rng.integers(100, 10**6))
+    sizes = [per_worker * int(k) for k in n] if weak else [per_worker * int(n[-1])] * len(n)
+    return n, model * rng.normal(1.0, 0.03, size=len(n)), sizes
 
 
-@part("A: strong-scaling speedup and efficiency", points=2, needs=("strong_scaling",))
-def check_strong(strong_scaling, rng):
+@part("A: which kind of scaling, and its table", points=3, needs=("scaling_table",))
+def check_table(scaling_table, rng):
     cases = []
-    for _ in range(5):
-        n, times = _runs(rng, weak=False)
-        cases.append(((n, times), reference_strong(n, times)))
-    return run_cases(strong_scaling, cases, 2, rtol=1e-6)
+    for kind in ("strong", "weak", *rng.choice(["strong", "weak"], size=4)):
+        n, times, sizes = _series(rng, str(kind))
+        if rng.random() < 0.5:
+            n, times = [int(k) for k in n], [float(t) for t in times]
+        cases.append(((n, times, sizes), reference_table(n, times, str(kind))))
+    return run_cases(scaling_table, cases, 3, rtol=1e-6)
 
 
-@part("B: weak-scaling scaled speedup and efficiency", points=2, needs=("weak_scaling",))
-def check_weak(weak_scaling, rng):
-    cases = []
-    for _ in range(5):
-        n, times = _runs(rng, weak=True)
-        cases.append(((n, times), reference_weak(n, times)))
-    return run_cases(weak_scaling, cases, 2, rtol=1e-6)
+def _worker_cases(rng):
+    """Best counts inside the range, beyond it, at 1, and free workers (per_worker_s = 0)."""
+    for k in range(7):
+        work, fixed = float(10 ** rng.uniform(-4, 1)), float(10 ** rng.uniform(-6, -3))
+        best = float(10 ** rng.uniform(0.3, 3))    # where the continuous optimum sqrt(work / per_worker) lies
+        per_worker = work / best**2
+        max_n = int(rng.integers(2, 5000))
+        if k == 0:
+            per_worker = 0.0
+        elif k == 1:
+            max_n = max(1, int(best * float(rng.uniform(0.2, 0.9))))
+        elif k == 2:
+            per_worker = work * float(rng.uniform(1, 10))      # even a second worker costs more than it saves
+        elif k == 3:                                # just below k + 1/2, yet k + 1 workers beat k
+            whole = int(rng.integers(2, 60))
+            low, high = np.sqrt(whole * (whole + 1)), whole + 0.5
+            best = float(rng.uniform(low + 1e-3 * (high - low), high - 1e-3 * (high - low)))
+            per_worker, max_n = work / best**2, int(rng.integers(whole + 2, 5000))
+        else:
+            max_n = int(best * float(rng.uniform(1.5, 20))) + 1
+        yield work, fixed, per_worker, max_n
 
 
-@part("C: most workers above an efficiency floor", points=3, needs=("max_workers",))
+@part("B: the worker count that finishes soonest", points=2, needs=("best_worker_count",))
+def check_best_workers(best_worker_count, rng):
+    cases = [(args, reference_best_workers(*args)) for args in _worker_cases(rng)]
+    return run_cases(best_worker_count, cases, 2, rtol=1e-9)
+
+
+@part("C: most workers above an efficiency floor", points=2, needs=("max_workers",))
 def check_max_workers(max_workers, rng):
     cases = []
     for _ in range(6):
@@ -70,4 +113,4 @@ def check_max_workers(max_workers, rng):
         floor = float(rng.uniform(0.3, 0.95))
         max_n = int(rng.integers(10, 50_000))
         cases.append(((s, floor, max_n), reference_max_workers(s, floor, max_n)))
-    return run_cases(max_workers, cases, 3)
+    return run_cases(max_workers, cases, 2)

@@ -1,0 +1,299 @@
+"""``perfcourse translate [--check] [--execute]``: the Chinese edition's catalogs and notebooks.
+
+The catalogs live in ``perfcourse/locale/zh/`` (gettext ``.po`` files, see
+:mod:`perfcourse.teach.catalog` and :mod:`perfcourse.teach.extract`):
+
+- ``notebooks/NN_slug.po``: the markdown of ``notebooks/NN_slug.ipynb``, by cell id and paragraph;
+- ``exercises/NN_slug.po``: the markdown of ``solutions/NN_slug.ipynb`` (the exercises' is the same);
+- ``questions.po``: the question bank; ``messages.po``: what the package prints and the widgets' labels.
+
+Without ``--check`` the command brings every catalog in line with the English (new text gets an
+empty entry, changed text turns fuzzy), then writes ``notebooks/zh/`` and ``exercises/zh/`` for
+every notebook whose catalog is complete (see :mod:`perfcourse.teach.edition`). ``--execute``
+then runs the Chinese lessons (``--lessons`` picks some) so that their stored outputs are the
+Chinese ones. ``--check`` writes nothing and fails listing each missing or fuzzy entry, by
+notebook, cell and paragraph, and each generated notebook that is missing, stale or extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import CommandError
+
+LOCALE = Path("perfcourse", "locale", "zh")
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def add_arguments(parser):
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="the course's repository: notebooks/, solutions/, exercises/ and perfcourse/locale/ "
+                             "(default: the checkout this perfcourse runs from)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 listing missing or fuzzy entries and stale Chinese notebooks")
+    parser.add_argument("--execute", action="store_true",
+                        help="after writing, run the Chinese lessons (PERFCOURSE_LANG=zh) and store their outputs")
+    parser.add_argument("--lessons", type=int, nargs="+", metavar="N", default=None,
+                        help="with --execute: only these lessons (e.g. 3 5)")
+    parser.add_argument("--timeout", type=float, default=600, metavar="S",
+                        help="seconds each cell may run with --execute (default 600)")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One English notebook of the edition: where its text, its catalog and its Chinese twin are."""
+
+    kind: str          # "lesson" or "exercise"
+    text: Path         # the notebook the catalog is made from
+    english: Path      # the notebook the Chinese one is generated from (the same markdown)
+    catalog: Path
+    target: Path
+
+    def name(self, root):
+        return self.text.relative_to(root).as_posix()
+
+
+def units(root):
+    """Every lesson and exercise of the course in ``root``, in order."""
+    out = [Unit("lesson", p, p, root / LOCALE / "notebooks" / f"{p.stem}.po", root / "notebooks" / "zh" / p.name)
+           for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+    out += [Unit("exercise", p, root / "exercises" / p.name, root / LOCALE / "exercises" / f"{p.stem}.po",
+                 root / "exercises" / "zh" / p.name) for p in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))]
+    return out
+
+
+def _root(given):
+    if given is not None:
+        root = Path(given)
+        if not (root / "notebooks").is_dir():
+            raise CommandError(f"--root must be the course's repository, holding notebooks/; {given!r} is not", code=2)
+        return root
+    from .course import checkout_root
+
+    root = checkout_root()
+    if root is None:
+        raise CommandError("translate needs the course's repository (notebooks/ and perfcourse/locale/), and this "
+                           "perfcourse is not installed from one: give --root DIR", code=2)
+    return root
+
+
+def _read(path):
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def _catalog(path, source_name):
+    import polib
+
+    from ..teach.catalog import new_catalog
+
+    return polib.pofile(str(path), wrapwidth=0) if path.is_file() else new_catalog("zh", source_name)
+
+
+def _save(po, path):
+    """Write ``po`` to ``path`` when its text changed; True when written."""
+    text = str(po)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+
+
+def _messages(root):
+    """``{English: places}``: the package's ``_()`` messages and the lessons' widget labels."""
+    from ..teach.extract import package_messages, widget_labels
+
+    try:
+        found = package_messages(_PACKAGE)
+    except (ValueError, SyntaxError) as err:
+        raise CommandError(str(err)) from None
+    for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for msgid, places in widget_labels(_read(p), p.relative_to(root).as_posix()).items():
+            found.setdefault(msgid, []).extend(places)
+    return found
+
+
+def _question_entries():
+    from ..teach.extract import question_entries
+    from ..teach.selftest import bank
+
+    return question_entries(bank())
+
+
+def _question_place(ctxt):
+    qid, field = ctxt.rsplit("#", 1)
+    return f"question {qid!r}, {field}"
+
+
+def update_catalogs(root):
+    """Bring every catalog in ``root`` in line with the English; the lines to print."""
+    from ..teach.catalog import update, update_entries
+    from ..teach.extract import update_messages
+
+    lines = []
+    for unit in units(root):
+        po = _catalog(unit.catalog, unit.name(root))
+        counts = update(po, _read(unit.text), unit.name(root))
+        if _save(po, unit.catalog):
+            lines.append(f"{unit.catalog.relative_to(root)}: {_counts(counts)}")
+    flat = (("questions", update_entries, _question_entries(), "perfcourse/teach/questions"),
+            ("messages", update_messages, _messages(root), None))
+    for name, merge, found, source in flat:
+        path = root / LOCALE / f"{name}.po"
+        po = _catalog(path, name)
+        counts = merge(po, found, source) if source else merge(po, found)
+        if _save(po, path):
+            lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
+    return lines
+
+
+def _counts(counts):
+    added, fuzzied, dropped = counts
+    return f"{added} new, {fuzzied} fuzzy, {dropped} dropped"
+
+
+def _expected(root, unit):
+    """The Chinese notebook ``unit`` should have, or None with the catalog's first problems."""
+    from ..teach.catalog import problems
+    from ..teach.edition import generate
+
+    if not unit.english.is_file():
+        return None, [f"{unit.english.relative_to(root)} is missing: run  perfcourse make-exercises"]
+    english = _read(unit.english)
+    if not unit.catalog.is_file():
+        return None, [f"{unit.name(root)}: no catalog {unit.catalog.relative_to(root)}; run  perfcourse translate"]
+    po = _catalog(unit.catalog, unit.name(root))
+    trouble = problems(po, english, unit.name(root))
+    if trouble:
+        return None, trouble
+    previous = _read(unit.target) if unit.target.is_file() else None
+    return generate(english, po, unit.kind, previous=previous,
+                    source_name=unit.english.relative_to(root).as_posix()), []
+
+
+def write_notebooks(root):
+    """Write the Chinese notebook of every unit whose catalog is complete; ``(written, current, incomplete)``."""
+    from ..teach.edition import render, same_notebook
+
+    written, current, incomplete = [], [], []
+    for unit in units(root):
+        nb, trouble = _expected(root, unit)
+        if nb is None:
+            incomplete.append((unit, len(trouble)))
+        elif unit.target.is_file() and same_notebook(nb, _read(unit.target)):
+            current.append(unit)
+        else:
+            unit.target.parent.mkdir(parents=True, exist_ok=True)
+            unit.target.write_text(render(nb), encoding="utf-8")
+            written.append(unit)
+    return written, current, incomplete
+
+
+def check(root):
+    """Every problem of the Chinese edition in ``root``, one line each; empty when it is complete and current."""
+    from ..teach.catalog import entry_problems
+    from ..teach.edition import same_notebook
+    from ..teach.extract import message_problems
+
+    out = []
+    for unit in units(root):
+        nb, trouble = _expected(root, unit)
+        out += trouble
+        if nb is not None and not unit.target.is_file():
+            out.append(f"missing: {unit.target.relative_to(root)} (run  perfcourse translate)")
+        elif nb is not None and not same_notebook(nb, _read(unit.target)):
+            out.append(f"stale: {unit.target.relative_to(root)} (differs from what its English and catalog "
+                       "generate; run  perfcourse translate)")
+    twins = {u.target for u in units(root)}
+    for folder in ("notebooks", "exercises"):
+        out += [f"extra: {p.relative_to(root)} (no English notebook generates it)"
+                for p in sorted((root / folder / "zh").glob("*.ipynb")) if p not in twins]
+    questions = root / LOCALE / "questions.po"
+    out += entry_problems(_catalog(questions, "questions"), _question_entries(), "perfcourse/locale/zh/questions.po",
+                          _question_place)
+    messages = root / LOCALE / "messages.po"
+    out += message_problems(_catalog(messages, "messages"), _messages(root), "perfcourse/locale/zh/messages.po")
+    return out
+
+
+@contextlib.contextmanager
+def _environment(**values):
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def execute(paths, timeout=600):
+    """Run each Chinese lesson in ``paths`` in its folder with ``PERFCOURSE_LANG=zh``; store its outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from ..teach.edition import render
+
+    with tempfile.TemporaryDirectory() as home, _environment(PERFCOURSE_LANG="zh", PERFCOURSE_HOME=home):
+        for path in paths:
+            print(f"running {path.name} ...", flush=True)
+            nb = nbformat.read(path, as_version=4)
+            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            path.write_text(render(nb), encoding="utf-8")
+
+
+def _to_run(root, lessons):
+    from ..teach.lessons import lesson
+
+    if lessons is None:
+        return sorted((root / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
+    try:
+        paths = [root / "notebooks" / "zh" / lesson(n).notebook for n in lessons]
+    except (ValueError, TypeError) as err:
+        raise CommandError(str(err), code=2) from None
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        raise CommandError(f"no Chinese lesson {', '.join(missing)} yet: its catalog is incomplete")
+    return paths
+
+
+def run(args):
+    root = _root(args.root)
+    if args.check:
+        if args.execute:
+            raise CommandError("--check writes nothing, so it cannot be combined with --execute", code=2)
+        problems = check(root)
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
+            raise CommandError(f"{len(problems)} problem{'s' * (len(problems) != 1)} in the Chinese edition; run "
+                               "`perfcourse translate`, translate what is missing or fuzzy, and run it again")
+        print(f"the Chinese edition is complete and current: {len(units(root))} notebooks, every catalog translated")
+        return 0
+    if args.lessons is not None and not args.execute:
+        raise CommandError("--lessons picks the lessons --execute runs; add --execute", code=2)
+    for line in update_catalogs(root):
+        print(line)
+    written, current, incomplete = write_notebooks(root)
+    print(f"Chinese notebooks: wrote {len(written)}, {len(current)} already current, {len(incomplete)} waiting for "
+          "their catalogs" + "".join(f"\n  {u.catalog.relative_to(root)}: {n} entries to translate"
+                                     for u, n in incomplete))
+    if args.execute:
+        paths = _to_run(root, args.lessons)
+        try:
+            execute(paths, timeout=args.timeout)
+        except Exception as err:  # noqa: BLE001 - a cell that fails: name it, as nbclient words it
+            raise CommandError(f"running the Chinese lessons failed: {str(err).strip().splitlines()[-1]}") from err
+    return 0

@@ -1,0 +1,205 @@
+"""Exercise 09: a tree reduction in one block's shared memory: its sums, its barriers, a whole plan.
+
+The learner's kernel runs on Numba's CUDA simulator while it is checked; ``call_counted``
+brings back how many ``cuda.syncthreads()`` barriers one block passed. A tree needs
+``log2(T) + 1`` of them in a block of ``T`` threads; one element added per barrier needs ``T``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ...models.counts import log2_ceil
+from ._tools import call_counted, close, part, short
+
+# Threads per block the checks launch with. The grader's kernel runs under an address-space limit, and
+# every simulated thread may reserve a malloc arena there: blocks of 128 threads can fail to start.
+BLOCKS = (32, 64)
+SLACK = 2                    # barriers allowed beyond log2(T) before a count no longer looks logarithmic
+KERNEL_TIMEOUT_S = 60        # simulated kernels are slow; a linear one slower still
+
+
+def reference_block_sums(x, threads_per_block):
+    """The sum of each block of ``threads_per_block`` consecutive elements (the last may be short).
+
+    Examples
+    --------
+    >>> reference_block_sums(np.arange(1.0, 11.0), 4).tolist()
+    [10.0, 26.0, 19.0]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return np.add.reduceat(x, np.arange(0, x.size, threads_per_block)) if x.size else np.zeros(0)
+
+
+def reference_plan(n, threads_per_block):
+    """Launches, additions and tree levels of summing ``n`` numbers with one-element-per-thread blocks.
+
+    Each launch turns ``m`` numbers into ``ceil(m / T)`` block sums; every block does ``T - 1``
+    additions (threads past the end add zeros) in ``log2 T`` levels. Launch until one is left.
+
+    Examples
+    --------
+    >>> reference_plan(1000, 64)
+    {'launches': 2, 'additions': 1071, 'levels': 12}
+    >>> reference_plan(1024, 32)
+    {'launches': 2, 'additions': 1023, 'levels': 10}
+    """
+    launches = additions = 0
+    m = n
+    while m > 1:
+        m = -(-m // threads_per_block)
+        launches += 1
+        additions += m * (threads_per_block - 1)
+    return {"launches": launches, "additions": additions, "levels": launches * log2_ceil(threads_per_block)}
+
+
+def _block_problem(got, x, tpb, b):
+    """Why block ``b``'s sum ``got`` is wrong, named by its symptom where one fits."""
+    seg = x[b * tpb:(b + 1) * tpb]
+    for k in range(1, log2_ceil(tpb) + 1):
+        if seg.size > 2**k and close(got, seg[::2**k].sum(), rtol=1e-9, atol=1e-12):
+            steps = f"{k} step" + ("s" if k > 1 else "")
+            return (f"block {b}'s sum holds only one of every {2**k} of its elements: the tree stopped {steps} "
+                    "early (the last halving step has stride 1)")
+    missing = np.flatnonzero(np.isclose(seg.sum() - got, seg, rtol=1e-9, atol=1e-12))
+    if missing.size == 1:
+        j = int(missing[0])
+        return (f"block {b}'s sum misses x[{b * tpb + j}] (element {j} of the block): an off-by-one in a bound "
+                "or a stride")
+    twice = np.flatnonzero(np.isclose(got - seg.sum(), seg, rtol=1e-9, atol=1e-12))
+    if twice.size == 1:
+        return f"block {b}'s sum counts x[{b * tpb + int(twice[0])}] twice: an off-by-one in a bound or a stride"
+    return f"block {b}'s sum is wrong: expected {short(float(seg.sum()))}, got {short(got)}"
+
+
+def sums_problem(got, x, tpb):
+    """Why ``got`` is not the per-block sums of ``x`` in blocks of ``tpb``, or None when it is.
+
+    Examples
+    --------
+    >>> x = np.ones(141)
+    >>> sums_problem(reference_block_sums(x, 64), x, 64) is None
+    True
+    >>> sums_problem([64.0, 64.0], x, 64)[:59]
+    "the last block's 13 elements past the final full block were"
+    """
+    try:
+        got = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        return f"expected an array of floats (one sum per block), got {short(got)}"
+    n = x.size
+    blocks, full = -(-n // tpb), n // tpb
+    tail = n - full * tpb
+    if got.ndim != 1:
+        return f"expected a 1-D array of {blocks} block sums, got an array of shape {got.shape}"
+    if got.size == full and tail:
+        lost = (f"the last block's {tail} elements past the final full block were not summed: N = {n} is not a "
+                f"multiple of the block ({tpb})" if full else
+                f"the {tail} elements were not summed: N = {n} is less than one block ({tpb})")
+        return f"{lost}; launch ceil(N / {tpb}) = {blocks} blocks and let the threads past the end load 0.0"
+    if got.size != blocks:
+        return f"expected {blocks} block sums (ceil({n} / {tpb})), got {got.size}"
+    expected = reference_block_sums(x, tpb)
+    for b in range(blocks):
+        scale = float(np.abs(x[b * tpb:(b + 1) * tpb]).sum())
+        if not close(got[b], expected[b], rtol=1e-9, atol=1e-12 * max(scale, 1.0)):
+            problem = _block_problem(float(got[b]), x, tpb, b)
+            if b == blocks - 1 and tail:
+                problem += f" (it is the last, partial block: {tail} elements, the other threads load 0.0)"
+            return problem
+    return None
+
+
+def _cases(rng):
+    """(N, T) pairs: three N that are not a multiple of T, then one exact multiple and one N below T."""
+    ragged = [(tpb * int(rng.integers(1, most + 1)) + int(rng.integers(1, tpb)), tpb)
+              for tpb, most in ((32, 3), (64, 2), (int(rng.choice(BLOCKS)), 1))]
+    return [ragged[i] for i in rng.permutation(3)] + [(64, 32), (int(rng.integers(5, 32)), 32)]
+
+
+@part("A: per-block sums by a shared-memory tree", points=3, needs=("block_sums",), timeout_s=KERNEL_TIMEOUT_S)
+def check_block_sums(block_sums, rng):
+    counted = []
+    for n, tpb in _cases(rng):
+        x = rng.uniform(-1.0, 1.0, n)
+        got, steps = call_counted(block_sums, x, tpb)
+        problem = sums_problem(got, x, tpb)
+        if problem:
+            return 0, 3, f"block_sums(x of N = {n}, {tpb}): {problem}"
+        if steps == 0:
+            return 0, 3, (f"block_sums(x of N = {n}, {tpb}) is right, but no kernel passed a barrier: sum each block "
+                          "in your kernel, with cuda.syncthreads() between the tree's levels")
+        counted.append(steps)
+    note = "" if None not in counted else " (barriers not counted: no CUDA simulator in this process)"
+    return 3, 3, f"correct on {len(counted)} random arrays, most of them not a multiple of the block{note}"
+
+
+def _whole(value):
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
+
+
+@part("B: barriers one block passes", points=2, needs=("block_sums", "reduction_steps"), timeout_s=KERNEL_TIMEOUT_S)
+def check_reduction_steps(block_sums, reduction_steps, rng):
+    sizes = list(BLOCKS)
+    for tpb in sizes:
+        claim = reduction_steps(tpb)
+        if not _whole(claim) or claim < 1:
+            return 0, 2, f"reduction_steps({tpb}) must be a whole number of barriers >= 1; got {short(claim)}"
+        claim = int(claim)
+        x = rng.uniform(-1.0, 1.0, int(rng.integers(tpb // 2 + 1, tpb + 1)))
+        got, steps = call_counted(block_sums, x, tpb)
+        problem = sums_problem(got, x, tpb)
+        if problem:
+            return 0, 2, f"the barriers of a wrong kernel count for nothing: block_sums(x of N = {x.size}, {tpb}): " \
+                         f"{problem}"
+        levels = log2_ceil(tpb)
+        if steps is None:
+            if claim > levels + SLACK:
+                return 0, 2, f"reduction_steps({tpb}) = {claim}: linear, not logarithmic (a tree needs about " \
+                             f"log2({tpb}) = {levels})"
+            continue
+        if steps > levels + SLACK:
+            return 0, 2, (f"block_sums passed {steps} barriers in a block of {tpb} threads: linear, not logarithmic "
+                          f"(a tree needs about log2({tpb}) = {levels}; at most {levels + SLACK} are accepted)")
+        if claim != steps:
+            return 0, 2, (f"you said one block of {tpb} threads passes {claim} barriers; your kernel passed {steps} "
+                          "(counted on the CUDA simulator)")
+    note = "" if steps is not None else " (not counted: no CUDA simulator in this process; the grader counts them)"
+    return 2, 2, f"your counts match your kernel's for blocks of {sizes[0]} and {sizes[1]} threads{note}"
+
+
+def _plan_problem(got, n, tpb):
+    expected = reference_plan(n, tpb)
+    if close(got, expected):
+        return None
+    call = f"reduction_plan({n}, {tpb}): expected {short(expected)}, got {short(got)}"
+    if not isinstance(got, dict) or set(got) != set(expected):
+        return f"{call}: return a dict with the keys 'launches', 'additions' and 'levels'"
+    if got["launches"] != expected["launches"]:
+        return f"{call}: each launch leaves ceil(m / {tpb}) of m numbers; launch again until one is left"
+    if got["additions"] == n - 1 != expected["additions"]:
+        return (f"{call}: n - 1 counts only the useful additions; every block of {tpb} threads does {tpb - 1}, the "
+                "zeros past the end included")
+    if got["levels"] == math.ceil(math.log2(n)) != expected["levels"]:
+        return f"{call}: ceil(log2 n) is the ideal tree; each launch is a tree of log2({tpb}) levels"
+    return call
+
+
+@part("C: launches, additions and levels of a sum", points=2, needs=("reduction_plan",))
+def check_reduction_plan(reduction_plan, rng):
+    cases = []
+    for k in range(8):
+        tpb = int(rng.choice([32, 64, 128, 256, 512, 1024]))
+        n = [tpb**2, int(rng.integers(2, tpb + 1))][k] if k < 2 else int(10 ** rng.uniform(2, 9))
+        cases.append((n, tpb))
+    for n, tpb in cases:
+        problem = _plan_problem(reduction_plan(n, tpb), n, tpb)
+        if problem:
+            return 0, 2, f"wrong for {problem}"
+    return 2, 2, f"correct on {len(cases)} random cases"
+

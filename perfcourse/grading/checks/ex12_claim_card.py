@@ -1,0 +1,161 @@
+"""Exercise 12: write a speedup claim card from samples, judge cards, and state your own measurement."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from ...models import claimcheck as cc
+from ._tools import close, part, short
+
+WORKLOADS = ("dense layer X[b, d] @ W[d, d]", "row softmax", "layer norm", "sum of squares", "copy c = a")
+DTYPES = ("float32", "float16", "bfloat16", "float64")
+PERCENTILES = ("p50", "p50", "p90", "p95")
+
+
+def _samples(rng, n, typical, tail=0.0):
+    """``n`` positive durations around ``typical``; a fraction ``tail`` of them stall 2-4x longer."""
+    s = typical * rng.lognormal(0.0, float(rng.uniform(0.02, 0.3)), size=n)
+    stalls = rng.random(n) < tail
+    s[stalls] *= rng.uniform(2.0, 4.0, size=int(stalls.sum()))
+    return [float(v) for v in s]
+
+
+def _context(rng, percentile=None):
+    batch = int(2 ** rng.integers(0, 11))
+    return {"workload": str(rng.choice(WORKLOADS)), "batch": batch,
+            "shape": (batch, int(2 ** rng.integers(6, 14))), "dtype": str(rng.choice(DTYPES)),
+            "percentile": percentile or str(rng.choice(PERCENTILES))}
+
+
+def _pair(rng, percentile, *, slower=False, tail=0.0):
+    need = cc.repeats_needed(percentile)
+    typical = float(10 ** rng.uniform(-5, -1))
+    speedup = float(rng.uniform(0.3, 0.9)) if slower else float(rng.uniform(1.2, 20.0))
+    base = _samples(rng, int(rng.integers(need, need + 150)), typical)
+    new = _samples(rng, int(rng.integers(need, need + 150)), typical / speedup, tail)
+    return base, new
+
+
+def random_card(rng, percentile=None, **kw):
+    """An honest card drawn at random: the grader's own ``make_card`` of random samples."""
+    ctx = _context(rng, percentile)
+    base, new = _pair(rng, ctx["percentile"], **kw)
+    return cc.make_card(base, new, ctx["workload"], ctx["batch"], ctx["shape"], ctx["dtype"], ctx["percentile"])
+
+
+def _card_problem(got, expected, what):
+    """Which field of ``got`` differs from the expected card, in words; None when none does."""
+    if not isinstance(got, dict):
+        return f"make_card must return a dict of the card's fields; got {short(got)}"
+    missing = [f for f in cc.CARD_FIELDS if f not in got]
+    extra = sorted(str(f) for f in got if f not in cc.CARD_FIELDS)
+    if missing or extra:
+        return f"the card must hold exactly the fields {', '.join(cc.CARD_FIELDS)}; " + (
+            f"missing {', '.join(missing)}" if missing else f"it also holds {', '.join(extra)}")
+    for f in cc.CARD_FIELDS:
+        if not close(got[f], expected[f], rtol=1e-9):
+            return f"wrong {f} for {what}: expected {short(expected[f])}, got {short(got[f])}"
+    return None
+
+
+@part("A: the card from two sets of samples", points=3, needs=("make_card",))
+def check_make_card(make_card, rng):
+    rounds = 5
+    for k in range(rounds):
+        ctx = _context(rng)
+        base, new = _pair(rng, ctx["percentile"], slower=k == 0)
+        args = (base, new, ctx["workload"], ctx["batch"], ctx["shape"], ctx["dtype"], ctx["percentile"])
+        what = f"{len(base)} baseline and {len(new)} candidate samples at {ctx['percentile']}"
+        problem = _card_problem(make_card(*copy.deepcopy(args)), cc.make_card(*args), what)
+        if problem:
+            return 0, 3, problem
+    return 3, 3, f"correct on {rounds} random pairs of samples"
+
+
+def _sig3(x, rounding=round):
+    """``x`` to 3 significant digits, rounded with ``rounding`` (round, math.floor or math.ceil)."""
+    e = math.floor(math.log10(x)) - 2
+    return rounding(x / 10 ** e) * 10 ** e
+
+
+def honest_cards(rng):
+    """(description, card) pairs that every check must accept."""
+    rounded = random_card(rng)
+    rounded["speedup"] = _sig3(rounded["speedup"])
+    rounded["spread"] = [_sig3(rounded["spread"][0], math.floor), _sig3(rounded["spread"][1], math.ceil)]
+    wide = random_card(rng)
+    wide["spread"] = [wide["spread"][0] * 0.9, wide["spread"][1] * 1.1]
+    extra = random_card(rng)
+    extra["device"] = "the machine it ran on"
+    return [("an honest card", random_card(rng)), ("an honest card, rounded to 3 significant digits", rounded),
+            ("an honest card quoting a wider spread", wide), ("an honest card with an extra device field", extra),
+            ("an honest card whose candidate is slower", random_card(rng, slower=True)),
+            ("an honest card at p95", random_card(rng, "p95"))]
+
+
+def _other_percentile(rng):
+    """A card that quotes the speedup of one percentile but names another."""
+    for _ in range(50):
+        quoted, named = ("p50", "p90") if rng.random() < 0.5 else ("p90", "p50")
+        card = random_card(rng, quoted, tail=0.25)
+        card["percentile"] = named
+        if cc.problems(card)[:1] and cc.problems(card)[0].startswith("percentile"):
+            return card
+    raise RuntimeError("no card with a clearly different percentile was drawn")
+
+
+def _too_few(rng, percentile, n):
+    ctx = _context(rng, percentile)
+    base, new = (_samples(rng, n, 1e-3), _samples(rng, n, 5e-4))
+    q = cc.percentile_q(percentile)
+    speedup = cc.quantile(base, q) / cc.quantile(new, q)
+    return {**ctx, "shape": list(ctx["shape"]), "baseline_s": base, "candidate_s": new, "speedup": speedup,
+            "spread": [min(base) / max(new), max(base) / min(new)]}
+
+
+def dishonest_cards(rng):
+    """(description, card) pairs that every check must refuse, one of each kind."""
+    missing = random_card(rng)
+    del missing[str(rng.choice(cc.CARD_FIELDS[:5] + ("spread",)))]
+    outside = random_card(rng)
+    outside["speedup"] = outside["spread"][1] * float(rng.uniform(1.3, 3.0))
+    narrow = random_card(rng, "p50")
+    while narrow["spread"][1] < narrow["spread"][0] * 1.05:
+        narrow = random_card(rng, "p50")
+    narrow["spread"] = [narrow["speedup"] * 0.995, narrow["speedup"] * 1.005]
+    return [(f"a card missing its {next(f for f in cc.CARD_FIELDS if f not in missing)}", missing),
+            ("a card whose speedup lies outside its samples' spread", outside),
+            ("a card whose speedup is that of another percentile than the one it names", _other_percentile(rng)),
+            ("a card with too few repeats at p50", _too_few(rng, "p50", int(rng.integers(3, cc.MIN_REPEATS)))),
+            ("a card with too few repeats for p95", _too_few(rng, "p95", int(rng.integers(20, 100)))),
+            ("a card quoting a spread narrower than its samples allow", narrow)]
+
+
+@part("B: does a card's own evidence support it?", points=3, needs=("supported",))
+def check_supported(supported, rng):
+    cases = [(d, c, True) for d, c in honest_cards(rng)] + [(d, c, False) for d, c in dishonest_cards(rng)]
+    for i in rng.permutation(len(cases)):
+        what, card, expected = cases[int(i)]
+        got = supported(copy.deepcopy(card))
+        if not isinstance(got, (tuple, list)) or len(got) != 2 or not isinstance(got[1], str):
+            return 0, 3, f"supported(card) must return (True or False, a reason); got {short(got)}"
+        verdict = got[0]
+        if not isinstance(verdict, (bool, np.bool_)):
+            return 0, 3, f"the first item of supported(card) must be True or False; got {short(verdict)}"
+        if bool(verdict) != expected:
+            return 0, 3, f"wrong for {what}: expected {expected}, got {bool(verdict)} ({short(got[1])})"
+        if not expected and not got[1].strip():
+            return 0, 3, f"supported(card) refused {what} without saying why: return a reason"
+    return 3, 3, f"correct on {len(cases)} random cards ({len(cases) // 2} honest, {len(cases) // 2} not)"
+
+
+@part("C: your own card, from your own samples", points=3, needs=("my_card",))
+def check_my_card(my_card, rng):
+    card = my_card()
+    found = cc.problems(card)
+    if found:
+        return 0, 3, f"your card is refused: {found[0]}"
+    return 3, 3, cc.supported(card)[1]

@@ -1,0 +1,94 @@
+"""The course's own Chinese edition: complete, current, and printing the English lessons' numbers.
+
+`perfcourse translate --check` must pass on the checkout (CI runs it too): every catalog entry
+translated and not fuzzy, `notebooks/zh/` and `exercises/zh/` as `perfcourse translate` writes
+them. nbval runs each Chinese lesson (pytest's testpaths include notebooks/, so notebooks/zh/ too);
+here each one's checked cells must print the same numbers as its English twin's stored outputs.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from perfcourse import cli
+from perfcourse.grading.grade import grade
+from perfcourse.grading.sandbox import bwrap_path
+from perfcourse.teach.lessons import LESSONS
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+UNSAFE = bwrap_path() is None and os.environ.get("PERFCOURSE_REQUIRE_BWRAP") != "1"
+
+
+def test_the_chinese_edition_is_complete_and_current(capsys):
+    code = cli.main(["translate", "--check"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 0, f"{len(err) - 1} problems, e.g.:\n" + "\n".join(err[:15])
+
+
+def printed(cell):
+    """What a code cell printed: its streams, plain-text results and error names (not widget views)."""
+    out = []
+    for o in cell.get("outputs", []):
+        if o["output_type"] == "stream":
+            out.append(o["text"])
+        elif o["output_type"] == "error":
+            out.append(o["ename"])
+        elif WIDGET_VIEW not in o.get("data", {}):
+            out.append(o.get("data", {}).get("text/plain", ""))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)
+def test_chinese_lessons_print_the_english_numbers(lesson):
+    zh_path = NOTEBOOKS / "zh" / lesson.notebook
+    assert zh_path.is_file(), f"notebooks/zh/{lesson.notebook} is missing: run  perfcourse translate --execute"
+    english = nbformat.read(NOTEBOOKS / lesson.notebook, as_version=4)
+    chinese = {c.get("id"): c for c in nbformat.read(zh_path, as_version=4).cells}
+    checked = [c for c in english.cells if c.cell_type == "code" and "NBVAL_CHECK_OUTPUT" in c.source]
+    assert checked, f"{lesson.notebook} has no checked cell"
+    for cell in checked:
+        twin = chinese.get(cell.id)
+        assert twin is not None and twin.source == cell.source, f"cell {cell.id!r} differs in notebooks/zh"
+        assert printed(twin) or not printed(cell), f"cell {cell.id!r} has no stored output in Chinese: run  " \
+                                                   "perfcourse translate --execute"
+        en, zh = (collections.Counter(NUMBER.findall(printed(c))) for c in (cell, twin))
+        assert en == zh, f"{lesson.notebook}, cell {cell.id!r}: numbers only in English {sorted((en - zh).elements())}"\
+                         f", only in Chinese {sorted((zh - en).elements())}"
+
+
+@pytest.mark.slow
+def test_an_exercise_and_its_chinese_twin_are_graded_once(tmp_path):
+    """`perfcourse grade exercises/` grades each exercise once; a twin the learner worked in is the one graded."""
+    exercises = tmp_path / "exercises"
+    (exercises / "zh").mkdir(parents=True)
+    source = ROOT / "exercises" / "03_amdahl.ipynb"
+    shutil.copy(source, exercises / source.name)
+    twin = nbformat.read(source, as_version=4)
+    for cell in twin.cells:
+        if cell.cell_type == "markdown":
+            cell.source = "中文 " + cell.source
+    nbformat.write(twin, exercises / "zh" / source.name)
+    book = grade([exercises], progress=False, unsafe=UNSAFE)
+    assert [s["submission"] for s in book["submissions"]] == [str(exercises / source.name)]
+
+    solved = nbformat.read(ROOT / "solutions" / source.name, as_version=4)    # the learner worked in Chinese
+    for cell, solution in zip(twin.cells, solved.cells, strict=True):
+        if cell.cell_type == "code":
+            cell.source = solution.source
+    nbformat.write(twin, exercises / "zh" / source.name)
+    book = grade([exercises], progress=False, unsafe=UNSAFE)
+    graded = [s for s in book["submissions"] if s["exercise"]]
+    assert [s["submission"] for s in graded] == [str(exercises / "zh" / source.name)]
+    assert graded[0]["points"] == graded[0]["max_points"] > 0
+    skipped, = [s for s in book["submissions"] if not s["exercise"]]
+    assert "was graded instead" in skipped["problems"][0]
