@@ -1,10 +1,10 @@
 """Build step that puts the course into the package: everything else is in pyproject.toml.
 
 A wheel carries the lesson notebooks (``notebooks/*.ipynb``) and the graded exercises
-(``exercises/*.ipynb``), each with its Chinese edition (``zh/*.ipynb``), under ``perfcourse/course/``, so that an installed perfcourse can open,
-present and render the course without a checkout. They are copied into the build folder only;
-the repository holds one copy of each notebook. An editable install reads them from the
-checkout instead, so nothing is copied then.
+(``exercises/*.ipynb``), each with its Chinese edition (``zh/*.ipynb``), under ``perfcourse/course/``,
+so that an installed perfcourse can open, present and render the course without a checkout. They are
+copied into the build folder only; the repository holds one copy of each notebook. An editable install
+reads them from the checkout instead, so nothing is copied then.
 """
 
 from pathlib import Path
