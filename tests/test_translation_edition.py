@@ -80,6 +80,7 @@ def test_an_exercise_and_its_chinese_twin_are_graded_once(tmp_path):
     nbformat.write(twin, exercises / "zh" / source.name)
     book = grade([exercises], progress=False, unsafe=UNSAFE)
     assert [s["submission"] for s in book["submissions"]] == [str(exercises / source.name)]
+    assert not any("chosen among" in p for p in book["submissions"][0]["problems"])   # a twin is no rival
 
     solved = nbformat.read(ROOT / "solutions" / source.name, as_version=4)    # the learner worked in Chinese
     for cell, solution in zip(twin.cells, solved.cells, strict=True):

@@ -61,11 +61,15 @@ def _load(entries):
             candidates.append((entry, exercise, (i, nb, text)))
     chosen, passed = choose(candidates, left=lambda payload: stubs(payload[1]))
     code = {entry.shown: _code(nb) for entry, _, (_, nb, _) in candidates}
+    silent = {}
     for entry, exercise, (i, _, _), winner in passed:
         if twins(entry, winner) and code[entry.shown] == code[winner.shown]:
+            silent[winner.shown] = silent.get(winner.shown, 0) + 1
             continue            # the same exercise in the other language, with the same code: graded once
         records[i] = skipped(entry.shown, f"another notebook of this learner for {exercise} was graded instead: "
                                           f"{winner.shown} (one notebook per exercise per learner)")
+    chosen = [(entry, exercise, payload, count - silent.get(entry.shown, 0))
+              for entry, exercise, payload, count in chosen]
     return chosen, records, failures
 
 
