@@ -58,7 +58,7 @@ def test_a_kernel_sees_the_package_without_its_checks_and_nothing_of_the_course(
     finally:
         sandbox.close()
     seen = json.loads(out.decode().splitlines()[-1])
-    assert seen["pid"] == 2 and seen["processes"] == ["1", "2"], seen      # its own PID namespace only
+    assert seen["pid"] == 1 and seen["processes"] == ["1"], seen      # its own PID namespace, and it is pid 1
     assert seen["laws"] == pytest.approx(1 / (0.1 + 0.9 / 4)) and seen["cwd"] == "/tmp/work"
     assert seen["checks"] == "ImportError" and seen["stub"] == ["self_check"]
     assert (seen["solutions"], seen["class"], seen["package"]) == (False, False, False)
@@ -97,7 +97,7 @@ def test_without_bwrap_grading_is_refused_unless_unsafe(monkeypatch):
 
 def test_the_process_filter_is_a_valid_bpf_program():
     program = seccomp_filter("x86_64")
-    assert len(program) % 8 == 0 and 10 <= len(program) // 8 <= 20
+    assert len(program) % 8 == 0 and 10 <= len(program) // 8 <= 100
     assert seccomp_filter("aarch64") and seccomp_filter("sparc") is None
 
 

@@ -1,6 +1,7 @@
 """Find the submitted notebooks, read them safely, and pick one per exercise per learner.
 
-Folders are searched recursively without following symbolic links: a link (to a
+Folders are searched (iteratively, at most :data:`MAX_DEPTH` levels and :data:`MAX_ENTRIES`
+entries deep: what lies past is one note) without following symbolic links: a link (to a
 classmate's notebook, to ``solutions/``) is reported and never graded. A notebook is read
 once, before anything runs, through a descriptor opened without following links, at most
 :data:`MAX_NOTEBOOK_BYTES`; it is never written. A learner is a folder's first level
@@ -25,10 +26,12 @@ from pathlib import Path
 
 from .checks import exercises
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "EDITION", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
+__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
            "choose", "twins", "stubs"]
 
 MAX_NOTEBOOK_BYTES = 16 << 20
+MAX_DEPTH = 16            # folders below a given folder that are searched
+MAX_ENTRIES = 100_000     # files and folders looked at below one given folder
 EDITION = "zh"            # the folder of a folder's Chinese edition
 
 
@@ -48,27 +51,44 @@ class Unreadable(ValueError):
 
 
 def _walk(given, root):
-    found, empty = [], True
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        here = Path(folder)
-        for name in sorted(dirs):
-            if name == ".ipynb_checkpoints" or os.path.islink(here / name):
-                dirs.remove(name)
-                if name != ".ipynb_checkpoints":
-                    found.append((here / name, "a symbolic link to a folder; links are not followed"))
-        dirs.sort()
-        for name in sorted(files):
-            if not name.endswith(".ipynb"):
-                continue
-            empty = False
-            mode = os.lstat(here / name).st_mode
-            note = ("a symbolic link; links are not followed" if stat.S_ISLNK(mode) else
-                    None if stat.S_ISREG(mode) else "not a regular file")
-            found.append((here / name, note))
+    """Notebooks under ``root`` without recursion: at most :data:`MAX_DEPTH` folders deep and
+    :data:`MAX_ENTRIES` entries looked at; what lies past either is one note, not an error."""
+    found, empty, stack, seen = [], True, [(root, 0)], 0
+    while stack:
+        here, depth = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                items = sorted(it, key=lambda e: e.name)
+        except OSError as err:
+            found.append((here, f"a folder that cannot be read ({err.strerror}); not searched"))
+            continue
+        seen += len(items)
+        if seen > MAX_ENTRIES:
+            found.append((here, f"not searched: the folders given hold more than {MAX_ENTRIES} entries"))
+            break
+        folders = []
+        for item in items:
+            path = here / item.name
+            if item.is_dir(follow_symlinks=False):
+                if item.name == ".ipynb_checkpoints":
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    found.append((path, f"a folder nested more than {MAX_DEPTH} levels deep; not searched"))
+                else:
+                    folders.append((path, depth + 1))
+            elif item.is_symlink() and item.is_dir():
+                found.append((path, "a symbolic link to a folder; links are not followed"))
+            elif item.name.endswith(".ipynb"):
+                empty = False
+                mode = os.lstat(path).st_mode
+                found.append((path, "a symbolic link; links are not followed" if stat.S_ISLNK(mode) else
+                              None if stat.S_ISREG(mode) else "not a regular file"))
+        stack += reversed(folders)
     entries = []
     for path, note in found:
         rel = path.relative_to(root)
         own = len(rel.parts) > 1 and rel.parts[0] != EDITION     # a zh/ at the top is the given folder's
+        own = own or (len(rel.parts) == 1 and note is not None and path.is_dir())   # a note on a learner's folder
         learner = str(Path(given) / rel.parts[0]) if own else str(given)
         entries.append(Entry(str(Path(given) / rel), path, learner, note))
     return entries, empty and not entries

@@ -20,7 +20,7 @@ from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, parts
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
-from .report import clean, gradebook, score, skipped
+from .report import clean, clean_name, gradebook, score, skipped
 
 __all__ = ["UNSAFE_WARNING", "find_notebooks", "exercise_of", "grade"]
 
@@ -79,7 +79,7 @@ def _code(nb):
 
 def _record(shown, exercise, outcome, seconds=0.0):
     points = sum(p["points"] for p in outcome["parts"])
-    return {"submission": clean(shown), "exercise": exercise, "points": points,
+    return {"submission": clean_name(shown), "exercise": exercise, "points": points,
             "max_points": sum(p["max_points"] for p in outcome["parts"]), "parts": outcome["parts"],
             "problems": [clean(p) for p in outcome["problems"]], "seconds": round(seconds, 3)}
 

@@ -62,9 +62,10 @@ def _text(value, field, limit=400):
 class Kernel:
     """One sandboxed kernel process (see the module's docstring)."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox, *, memory_bytes=None):
         self.sandbox = sandbox
-        self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        sized = {} if memory_bytes is None else {"memory_bytes": int(memory_bytes)}
+        self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **sized)
         sandbox.track(self)
         self._buf, self._ids, self.alive = bytearray(), itertools.count(1), True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -148,7 +149,8 @@ class Kernel:
         """Send the notebook; the runner starts on its cells."""
         self.send({"op": "start", "notebook_name": notebook_name, "notebook_text": notebook_text,
                    "cells": list(cells), "names": list(names), "memory_bytes": int(memory_bytes),
-                   "max_output_bytes": int(max_output_bytes)}, deadline)
+                   "max_output_bytes": int(max_output_bytes),
+                   "tasks": getattr(self.sandbox, "thread_cap", None)}, deadline)
 
     def next_cell(self, index, deadline):
         """The report of code cell ``index`` (0-based), or the ``ready`` names dict after the last one."""

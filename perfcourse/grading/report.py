@@ -8,10 +8,11 @@ terminal escape sequences, no bidirectional overrides, one line, bounded length.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .checks import parts
 
-__all__ = ["clean", "score", "skipped", "table", "gradebook", "percent"]
+__all__ = ["clean", "clean_name", "score", "skipped", "table", "gradebook", "percent"]
 
 _UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
                            "\ud800-\udfff]")
@@ -29,7 +30,39 @@ def clean(text, limit=1000):
         raise ValueError(f"limit must be a whole number >= 4; got {limit!r}")
     text = str(text).replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
     text = _UNSAFE_CHARS.sub("?", text)
+    if not text.isascii():      # every other invisible or format character (categories Cc, Cf, Co, Cs, Zl, Zp)
+        text = "".join("?" if unicodedata.category(c) in _INVISIBLE else c for c in text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+_LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "FULLWIDTH", "MATHEMATICAL",
+                      "LETTERLIKE", "MODIFIER", "SMALL CAPITAL", "LATIN LETTER SMALL CAPITAL")
+
+
+def clean_name(text, limit=1000):
+    r"""A submission's name safe to print and unambiguous: :func:`clean`, and look-alike letters shown as escapes.
+
+    A letter that reads like a Latin one but is not (Cyrillic ``а``, Greek ``ο``, fullwidth or
+    mathematical forms) is written ``\uXXXX`` when the name also holds Latin letters, so that
+    ``аlice`` cannot pass for ``alice``. Names in one other script (``张伟``) are kept.
+
+    Examples
+    --------
+    >>> clean_name("class/\u0430lice/03_amdahl.ipynb")
+    'class/\\u0430lice/03_amdahl.ipynb'
+    >>> clean_name("class/张伟/03_amdahl.ipynb"), clean_name("bob\u200b")
+    ('class/张伟/03_amdahl.ipynb', 'bob?')
+    """
+    text = clean(text, limit)
+    if text.isascii():
+        return text
+    def lookalike(c):
+        return c.isalpha() and not c.isascii() and unicodedata.name(c, "").startswith(_LOOKALIKE_SCRIPTS)
+    if not any(c.isascii() and c.isalpha() for c in text) and not any(
+            unicodedata.name(c, "").startswith(("FULLWIDTH", "MATHEMATICAL")) for c in text):
+        return text
+    return "".join(f"\\u{ord(c):04x}" if lookalike(c) else c for c in text)
 
 
 def _defining_cell(name, sources):
@@ -80,7 +113,7 @@ def score(exercise, sources, run):
 
 def skipped(submission, reason):
     """The record of a notebook the grader did not grade (not an exercise)."""
-    return {"submission": clean(submission), "exercise": None, "points": 0.0, "max_points": 0.0,
+    return {"submission": clean_name(submission), "exercise": None, "points": 0.0, "max_points": 0.0,
             "parts": [], "problems": [clean(f"skipped: {reason}")], "seconds": 0.0}
 
 
@@ -96,7 +129,7 @@ def table(submissions, warnings=()):
     rows = [("submission", "part", "points", "feedback")]
     notes = []
     for sub in submissions:
-        name = clean(sub["submission"])
+        name = clean_name(sub["submission"])
         for r in sub["parts"]:
             rows.append((name, clean(r["part"]), f"{_fmt(r['points'])}/{_fmt(r['max_points'])}", clean(r["feedback"])))
         if sub["parts"]:

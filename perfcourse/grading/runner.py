@@ -91,14 +91,18 @@ def describe(err):
             "not_implemented": isinstance(err, NotImplementedError)}
 
 
-def limit_resources(memory_bytes):
-    """Address space (what is mapped now plus ``memory_bytes``), file size, open files, no core."""
+def limit_resources(memory_bytes, tasks=None):
+    """Address space (what is mapped now plus ``memory_bytes``), file size, open files, no core, and
+    (``tasks``) the threads of the sandbox's user. Hard limits: the notebook cannot raise them again."""
     import resource
 
     with open("/proc/self/statm") as f:
         now = int(f.read().split()[0]) * resource.getpagesize()
-    for which, value in ((resource.RLIMIT_AS, now + memory_bytes), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
-                         (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT), (resource.RLIMIT_CORE, 0)):
+    limits = [(resource.RLIMIT_AS, now + memory_bytes), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
+              (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT), (resource.RLIMIT_CORE, 0)]
+    if tasks is not None:
+        limits.append((resource.RLIMIT_NPROC, tasks))
+    for which, value in limits:
         try:
             resource.setrlimit(which, (value, value))
         except (ValueError, OSError):
@@ -204,7 +208,8 @@ def main():
     channel.send({"op": "hello"})
     start = channel.receive()
     sink.limit = int(start["max_output_bytes"])
-    limit_resources(int(start["memory_bytes"]))
+    tasks = start.get("tasks")
+    limit_resources(int(start["memory_bytes"]), int(tasks) if tasks is not None else None)
     run_cells(channel, shell, sink, start)
     while True:
         message = channel.receive()

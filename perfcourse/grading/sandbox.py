@@ -6,34 +6,47 @@ binds of the system (``/usr`` and its links), the Python installation and the vi
 environment, a read-only copy of the ``perfcourse`` package *without* its grading checks
 (a stand-in ``self_check`` prints a note) mounted where the package lives, the runner, and a
 private size-limited ``/tmp`` holding only the notebook's copy. Nothing else: not the
-course's ``solutions/``, not the submissions, not the grader's files or processes. The
-environment is cleared; capabilities are dropped; ``--die-with-parent`` and killing the
-sandbox's first process end every process in it. A seccomp filter refuses to create
-processes (threads are allowed), and the runner limits address space, file size and open
-files, so the memory limit holds for the whole submission.
+course's ``solutions/``, not the submissions, not the grader's files or processes.
+
+- **Its user.** Inside it is uid 1000. On the host it is never root: a grader that runs as
+  root starts each kernel through :mod:`launch`, which drops to a user id of the kernel's own
+  (:mod:`perfcourse.grading.limits`), so the kernel's own checks on ``/proc/sys``, other
+  users' files and ``RLIMIT_NPROC`` apply. ``/proc/sys`` is also mounted read-only.
+- **Its environment.** The runner is the sandbox's pid 1 (``--as-pid-1``) and sees only
+  :data:`ENV`; bubblewrap itself is started with :data:`BWRAP_ENV`, so nothing of the
+  grader's environment (tokens, credentials) is anywhere in the sandbox.
+- **Its system calls.** A seccomp filter (:mod:`perfcourse.grading.seccomp`) refuses new
+  processes (threads are allowed), shared memory and message queues, ``memfd``, extended
+  attributes, kernel keys, io_uring, ``ptrace`` and the calls that reach the kernel itself.
+- **Its size.** The runner limits address space, file size, open files and tasks before the
+  notebook runs; where the grader may make cgroups, memory (kernel memory included) and tasks
+  are bounded from outside as well. ``--die-with-parent`` and killing the sandbox's first
+  process end every process in it.
 
 Without ``bwrap`` the grader refuses to grade unless told ``unsafe``; then each kernel is a
-plain process in its own session with the same limits but none of the containment.
+plain process in its own session with the same limits but none of the containment (as
+root, still as a user of its own).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import platform
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["SandboxError", "Sandbox", "bwrap_path"]
+from .limits import BASE_UID, THREAD_CAP, TMP_BYTES, Cgroups, kernel_uid
+from .seccomp import seccomp_filter
+
+__all__ = ["SandboxError", "Sandbox", "bwrap_path", "seccomp_filter"]
 
 RUNNER_DIR = "/opt/perfcourse-grader"
 WORKDIR = "/tmp/work"
-TMP_BYTES = 128 << 20
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "fonts", "mime.types",
        "matplotlibrc")
@@ -42,6 +55,8 @@ ENV = {"LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "
        # the CUDA simulator runs a thread per CUDA thread; glibc's per-thread malloc arenas (64 MiB of address
        # space each, up to 8 per core) would exhaust the address-space limit at a block of about 100 threads
        "MALLOC_ARENA_MAX": "2"}
+BWRAP_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}   # all bubblewrap itself is given
+DEFAULT_MEMORY_BYTES = 2 << 30
 STUB_CHECKS = '''"""Stand-in for the grading checks while a notebook is graded: the grader checks it from outside."""
 
 
@@ -58,55 +73,6 @@ class SandboxError(RuntimeError):
 def bwrap_path():
     """The ``bwrap`` executable, or None."""
     return shutil.which("bwrap")
-
-
-# --- seccomp: refuse fork, vfork, clone without CLONE_THREAD; clone3 says ENOSYS (libc falls back) ---
-
-_ARCH = {"x86_64": (0xC000003E, {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435}, True),
-         "aarch64": (0xC00000B7, {"clone": 220, "clone3": 435}, False)}
-_CLONE_THREAD = 0x00010000
-_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
-_EPERM, _ENOSYS = 1, 38
-
-
-def seccomp_filter(machine=None):
-    """The classic-BPF program (bytes) that stops new processes, or None on another architecture."""
-    if machine is not None and not isinstance(machine, str):
-        raise TypeError(f"machine must be an architecture name such as 'x86_64'; got {type(machine).__name__}")
-    known = _ARCH.get(machine or platform.machine())
-    if known is None:
-        return None
-    arch, calls, x32 = known
-    code = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
-    if x32:
-        code.append(("jge", 0x40000000, "deny", None))
-    code += [("jeq", calls[name], "deny", None) for name in ("fork", "vfork") if name in calls]
-    code += [("jeq", calls["clone3"], "nosys", None), ("jeq", calls["clone"], None, "allow"), ("ld", 16),
-             ("jset", _CLONE_THREAD, "allow", "deny"),
-             ("label", "allow"), ("ret", _ALLOW), ("label", "deny"), ("ret", _ERRNO | _EPERM),
-             ("label", "nosys"), ("ret", _ERRNO | _ENOSYS)]
-    return _assemble(code)
-
-
-def _assemble(code):
-    labels, index = {}, 0
-    for op in code:
-        if op[0] == "label":
-            labels[op[1]] = index
-        else:
-            index += 1
-    out, index = [], 0
-    opcodes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}
-    for op in code:
-        if op[0] == "label":
-            continue
-        jt = jf = 0
-        if len(op) == 4:
-            jt = labels[op[2]] - index - 1 if op[2] else 0
-            jf = labels[op[3]] - index - 1 if op[3] else 0
-        out.append(struct.pack("=HBBI", opcodes[op[0]], jt, jf, op[1]))
-        index += 1
-    return b"".join(out)
 
 
 # --- the read-only view ------------------------------------------------------------------
@@ -147,10 +113,11 @@ class Sandbox:
 
     ``hide``: folders that must stay out of sight (the submissions, the course): one that lies
     inside what the sandbox shows (``/usr``, the Python environment) is covered by an empty
-    folder there.
+    folder there. ``cgroups``: put each kernel in memory and pids cgroups where the machine lets
+    the grader make them (see :mod:`perfcourse.grading.limits`).
     """
 
-    def __init__(self, *, unsafe=False, hide=()):
+    def __init__(self, *, unsafe=False, hide=(), cgroups=True):
         if isinstance(hide, (str, bytes, os.PathLike)):
             raise TypeError("hide must be a list of folders, not one path")
         self.bwrap = None if unsafe else bwrap_path()
@@ -158,14 +125,23 @@ class Sandbox:
             raise SandboxError("bubblewrap (bwrap) is not installed, so submissions cannot be contained; install it "
                                "(apt-get install bubblewrap) or pass --unsafe to grade without containment")
         self.contained, self.stopped, self.hidden = not unsafe, False, []
+        self.as_root = os.geteuid() == 0
+        self.thread_cap = THREAD_CAP if self.contained or self.as_root else None
         self._live, self._lock = set(), threading.Lock()
         self.root = Path(tempfile.mkdtemp(prefix="perfcourse-grade-"))
+        self.cgroups = Cgroups(enabled=False)
         try:
+            os.chmod(self.root, 0o711)          # the kernels' own users find the runner, and list nothing
             support = self.root / "support"
-            support.mkdir()
-            for name in ("runner.py", "wire.py"):
+            support.mkdir(mode=0o755)
+            for name in ("runner.py", "wire.py", "launch.py"):
                 shutil.copyfile(Path(__file__).with_name(name), support / name)
             shutil.copyfile(Path(__file__).parents[1] / "_syncs.py", support / "syncs.py")
+            self.cgroups = Cgroups(enabled=cgroups)
+            self._covers = _closed_folders(_python_dirs()) if self.as_root else []
+            (self.root / "spare").mkdir(mode=0o700)
+            for i in range(sum(len(below) for _, below in self._covers)):
+                (self.root / "spare" / str(i)).mkdir()
             if self.contained:
                 _copy_package(self.root / "perfcourse")
                 self.seccomp = seccomp_filter()
@@ -209,10 +185,16 @@ class Sandbox:
         return [arg for _, args in mounts for arg in args]
 
     def command(self, program):
-        """The ``bwrap`` command line running ``program`` (a list) in a fresh sandbox."""
-        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-                "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "grading", *self._binds(),
-                "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--dir", WORKDIR, "--chdir", WORKDIR,
+        """The ``bwrap`` command line running ``program`` (a list) in a fresh sandbox, as its pid 1.
+
+        ``/proc/sys`` is read-only whatever the kernel's host user; the program's environment is
+        only :data:`ENV` (and bubblewrap itself starts with an empty one, see :meth:`spawn`).
+        """
+        args = [self.bwrap, "--unshare-user", "--disable-userns", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--as-pid-1", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "grading",
+                *self._binds(), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+                "--remount-ro", "/dev", "--dir", WORKDIR, "--chdir", WORKDIR,
                 "--clearenv", "--setenv", "HOME", WORKDIR, "--setenv", "TMPDIR", "/tmp",
                 "--setenv", "PATH", f"{os.path.dirname(os.path.abspath(sys.executable))}:/usr/local/bin:/usr/bin:/bin"]
         for key, value in ENV.items():
@@ -232,41 +214,137 @@ class Sandbox:
         for kernel in live:
             kernel.kill()
 
-    def spawn(self, program=None, **popen):
-        """Start ``program`` (default: the runner) in a new sandbox; a :class:`subprocess.Popen`."""
+    def _launched(self, command, cgroups, uid):
+        """``command`` through the launcher when this grader is root, as the user ``uid``; else as is."""
+        if not self.as_root:
+            return command
+        spec = json.dumps({"uid": uid, "gid": uid, "tasks": THREAD_CAP, "cgroups": cgroups, "covers": self._covers,
+                           "spare": str(self.root / "spare")})
+        return [os.path.abspath(sys.executable), "-I", "-S", str(self.root / "support" / "launch.py"), spec, "--",
+                *command]
+
+    def spawn(self, program=None, *, memory_bytes=DEFAULT_MEMORY_BYTES, **popen):
+        """Start ``program`` (default: the runner) in a new sandbox; a :class:`subprocess.Popen`.
+
+        ``memory_bytes``: what the kernel may allocate, which sizes its memory cgroup (where there
+        is one). Kill it with :func:`kill`, which also removes its cgroups.
+        """
         if self.stopped:
             raise SandboxError("grading was stopped")
         python = os.path.abspath(sys.executable)
-        if not self.contained:
-            program = program or [python, "-I", str(self.root / "support" / "runner.py")]
-            work = tempfile.mkdtemp(prefix="work-", dir=self.root)
-            env = {**ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work}
-            return subprocess.Popen(program, cwd=work, env=env, start_new_session=True, **popen)
-        args, program = self.command(program or [python, "-I", f"{RUNNER_DIR}/runner.py"])
-        fd = os.open(self.root / "seccomp.bpf", os.O_RDONLY)
+        cgroups, folders = self.cgroups.kernel(memory_bytes)
+        uid = kernel_uid() if self.as_root else None
         try:
-            seccomp = ["--seccomp", str(fd)] if self.seccomp else []
-            return subprocess.Popen([*args, *seccomp, "--", *program], pass_fds=(fd,), start_new_session=True,
-                                    **popen)
-        finally:
-            os.close(fd)
+            if not self.contained:
+                program = program or [python, "-I", str(self.root / "support" / "runner.py")]
+                work = tempfile.mkdtemp(prefix="work-", dir=self.root)
+                env = {**ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work}
+                if self.as_root:
+                    program = self._launched(program, cgroups, uid)
+                    os.chown(work, uid, uid)
+                proc = subprocess.Popen(program, cwd=work, env=env, start_new_session=True, **popen)
+            else:
+                args, program = self.command(program or [python, "-I", f"{RUNNER_DIR}/runner.py"])
+                fd = os.open(self.root / "seccomp.bpf", os.O_RDONLY)
+                try:
+                    seccomp = ["--seccomp", str(fd)] if self.seccomp else []
+                    command = [*args, *seccomp, "--", *program]
+                    command = self._launched(command, cgroups, uid)
+                    proc = subprocess.Popen(command, pass_fds=(fd,), start_new_session=True, env=BWRAP_ENV,
+                                            **popen)
+                finally:
+                    os.close(fd)
+        except BaseException:
+            Cgroups.remove(folders)
+            raise
+        proc.perfcourse_cgroups = folders
+        return proc
 
     def _probe(self):
-        """Start one sandbox that imports perfcourse; SandboxError with bwrap's reason if it cannot."""
-        check = "import perfcourse as pc; pc.laws.amdahl_speedup; import numpy, IPython"
-        proc = self.spawn([os.path.abspath(sys.executable), "-I", "-c", check], stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        """Start one sandbox that imports perfcourse; SandboxError with bwrap's reason if it cannot.
+
+        While it waits, the host's view of its processes is read: one whose user is the host's root
+        is refused (its kernels could change this machine's settings).
+        """
+        check = ("import sys, perfcourse as pc; pc.laws.amdahl_speedup; import numpy, IPython; print('ready', "
+                 "flush=True); sys.stdin.read()")
+        proc = self.spawn([os.path.abspath(sys.executable), "-I", "-c", check], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            _, err = proc.communicate(timeout=120)
+            ready = _read_line(proc.stdout, 120)
+            users = {_host_uid(pid) for pid in _descendants(proc.pid)} if ready == b"ready\n" else set()
+            out, err = proc.communicate(b"", timeout=120)
         except subprocess.TimeoutExpired:
             kill(proc)
             raise SandboxError("the sandbox did not start within 120 s") from None
-        if proc.returncode != 0:
+        kill(proc)
+        who = f" as the ordinary user the grader drops to (a uid from {BASE_UID})" if self.as_root else ""
+        if proc.returncode != 0 or ready != b"ready\n":
             lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
-            raise SandboxError(f"bwrap cannot start a sandbox here: {lines[-1][:300] if lines else proc.returncode}")
+            raise SandboxError(f"bwrap cannot start a sandbox here{who}: "
+                               f"{lines[-1][:300] if lines else proc.returncode}")
+        if 0 in users or not users:
+            raise SandboxError("the sandbox's processes run as the host's root, so its kernels could change this "
+                               "machine's settings; grade as an ordinary user")
 
     def close(self):
+        self.cgroups.close()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _closed_folders(folders):
+    """``[closed, [folders below it]]``: the highest folder above each of ``folders`` that other users cannot
+    walk through (``/root``), with the folders it closes off. The launcher opens them in its own mounts.
+
+    Examples
+    --------
+    >>> _closed_folders(["/usr", "/usr/lib"])
+    []
+    """
+    closed = {}
+    for folder in folders:
+        parts = Path(folder).parts
+        for i in range(2, len(parts)):
+            above = str(Path(*parts[:i]))
+            if not os.stat(above).st_mode & 0o001:
+                closed.setdefault(above, []).append(folder)
+                break
+    return sorted([above, sorted(below)] for above, below in closed.items())
+
+
+def _read_line(stream, timeout):
+    """One line from a pipe within ``timeout`` seconds (b"" when there is none)."""
+    import select
+
+    ready, _, _ = select.select([stream], [], [], timeout)
+    return stream.readline() if ready else b""
+
+
+def _descendants(pid):
+    """The host pids below ``pid`` (its children, theirs, ...)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def _host_uid(pid):
+    """The real uid of host process ``pid`` as the host sees it (-1 when it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return -1
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
 
 
 def kill(proc):
@@ -280,6 +358,7 @@ def kill(proc):
     except ProcessLookupError:
         pass
     proc.wait()
+    Cgroups.remove(getattr(proc, "perfcourse_cgroups", []))
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             try:

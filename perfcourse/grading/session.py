@@ -79,7 +79,7 @@ def _problem(report, job):
 
 def _run_notebook(job):
     """Start a kernel and run the notebook: (kernel or None, failures, fatal reason or None, defined names)."""
-    kernel = Kernel(job.sandbox)
+    kernel = Kernel(job.sandbox, memory_bytes=job.memory_bytes)
     failures, number = [], 1
     try:
         deadline = time.monotonic() + job.timeout_s
