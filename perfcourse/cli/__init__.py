@@ -58,14 +58,14 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(command=None):
     """The argument parser; only ``command``'s module is imported (to add its arguments)."""
-    parser = _Parser(prog="perfcourse",
+    parser = _Parser(prog="perfcourse", allow_abbrev=False,
                      description="Fundamentals of GPU and parallel performance: predict, then measure.")
     parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
     parser.add_argument("--debug", action="store_true", help=f"show the traceback of any failure (or set "
                         f"{DEBUG_ENV}=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, helptext) in COMMANDS.items():
-        p = sub.add_parser(name, help=helptext, description=helptext)
+        p = sub.add_parser(name, help=helptext, description=helptext, allow_abbrev=False)
         p.set_defaults(_module=module)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show the traceback of any failure")
@@ -89,10 +89,32 @@ def _command_name(argv):
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _paths_not_options(argv, command, takes_paths):
+    """For a command that takes paths (``grade``): a word after the command that looks like an option but
+    names a file or folder here (a learner's folder ``--unsafe`` or ``--part-timeout=1e-9`` from a shell
+    glob) is taken as that path (``./--unsafe``), and said so on stderr. Options are never abbreviated."""
+    if not takes_paths:
+        return argv
+    at = argv.index(command) + 1
+    end = argv.index("--", at) if "--" in argv[at:] else len(argv)
+    out = list(argv)
+    for i in range(at, end):
+        word = argv[i]
+        if word.startswith("-") and word != "-" and os.path.lexists(word):
+            shown = word.encode("ascii", "backslashreplace").decode()[:80]
+            print(f"perfcourse {command}: took {shown!r} as the path ./{shown}, not as an option: a file or folder "
+                  "here has that name", file=sys.stderr)
+            out[i] = os.path.join(".", word)
+    return out
+
+
 def main(argv=None):
     """Run ``perfcourse`` with ``argv`` (default: the command line); the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_name(argv)
+    if command in COMMANDS:
+        argv = _paths_not_options(argv, command, getattr(importlib.import_module(COMMANDS[command][0]),
+                                                         "TAKES_PATHS", False))
     parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from . import CommandError
 
+TAKES_PATHS = True    # a word that names a file or folder here is a path, even when it looks like an option
+
 
 def add_arguments(parser):
     parser.add_argument("paths", nargs="+", metavar="PATH", help="notebooks, or folders of them (searched recursively)")

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from .checks import exercises
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry", "Unreadable", "find_notebooks", "read_notebook", "exercise_of",
-           "choose", "twins", "stubs"]
+__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry", "Unreadable", "find_notebooks",
+           "read_notebook", "exercise_of", "choose", "twins", "stubs"]
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 MAX_DEPTH = 16            # folders below a given folder that are searched

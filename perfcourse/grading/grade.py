@@ -13,6 +13,9 @@ gradebook then says that nothing was contained.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -22,7 +25,10 @@ from .checks import PART_TIMEOUT_S, parts
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, clean_name, gradebook, score, skipped
 
-__all__ = ["UNSAFE_WARNING", "find_notebooks", "exercise_of", "grade"]
+__all__ = ["UNSAFE_WARNING", "MAX_LEARNER_BYTES", "MAX_LEARNER_NOTEBOOKS", "find_notebooks", "exercise_of", "grade"]
+
+MAX_LEARNER_BYTES = 64 << 20      # notebooks read per learner, all together
+MAX_LEARNER_NOTEBOOKS = 200
 
 UNSAFE_WARNING = ("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
                   "sandbox); their scores cannot be trusted and they could reach this machine's files")
@@ -34,18 +40,27 @@ def _zero(exercise, reason):
 
 
 def _load(entries):
-    """Read every notebook: (notebooks to run, finished records by index, failure lines).
+    """Read every notebook once to choose what to grade: (notebooks to run, finished records by index, failures).
 
-    A notebook to run is ``(entry, exercise, (index, notebook, text), count)``.
+    Only a small summary of each is kept (the grader reads the chosen ones again when it grades them), and
+    a learner's notebooks are read up to :data:`MAX_LEARNER_BYTES` and :data:`MAX_LEARNER_NOTEBOOKS`: past
+    either, the rest are skipped with a note. A notebook to run is ``(entry, exercise, index, count)``.
     """
-    records, failures, candidates = {}, [], []
+    records, failures, candidates, spent = {}, [], [], {}
     for i, entry in enumerate(entries):
         if entry.note:
             records[i] = skipped(entry.shown, entry.note)
             failures += [f"{entry.shown} {entry.note}"] if entry.failure else []
             continue
+        used = spent.setdefault(entry.learner, [0, 0])
+        size = _size(entry.path)
+        if used[0] + size > MAX_LEARNER_BYTES or used[1] >= MAX_LEARNER_NOTEBOOKS:
+            records[i] = skipped(entry.shown, f"not read: this learner's notebooks pass {MAX_LEARNER_BYTES >> 20} MiB "
+                                              f"or {MAX_LEARNER_NOTEBOOKS} notebooks in all")
+            continue
+        used[0], used[1] = used[0] + size, used[1] + 1
         try:
-            nb, text = read_notebook(entry.path)
+            nb, _ = read_notebook(entry.path)
         except Unreadable as err:
             reason = f"the notebook could not be read: it {err}"
             failures.append(f"{entry.shown}: {reason}")
@@ -58,9 +73,10 @@ def _load(entries):
             records[i] = skipped(entry.shown, "not a perfcourse exercise (no metadata perfcourse.exercise, no NN_ "
                                               "file name)")
         else:
-            candidates.append((entry, exercise, (i, nb, text)))
-    chosen, passed = choose(candidates, left=lambda payload: stubs(payload[1]))
-    code = {entry.shown: _code(nb) for entry, _, (_, nb, _) in candidates}
+            candidates.append((entry, exercise, (i, stubs(nb), _digest(_code(nb)))))
+        del nb
+    chosen, passed = choose(candidates, left=lambda payload: payload[1])
+    code = {entry.shown: payload[2] for entry, _, payload in candidates}
     silent = {}
     for entry, exercise, (i, _, _), winner in passed:
         if twins(entry, winner) and code[entry.shown] == code[winner.shown]:
@@ -68,9 +84,20 @@ def _load(entries):
             continue            # the same exercise in the other language, with the same code: graded once
         records[i] = skipped(entry.shown, f"another notebook of this learner for {exercise} was graded instead: "
                                           f"{winner.shown} (one notebook per exercise per learner)")
-    chosen = [(entry, exercise, payload, count - silent.get(entry.shown, 0))
-              for entry, exercise, payload, count in chosen]
+    chosen = [(entry, exercise, i, count - silent.get(entry.shown, 0))
+              for entry, exercise, (i, _, _), count in chosen]
     return chosen, records, failures
+
+
+def _digest(code):
+    return hashlib.sha256(json.dumps(code).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _size(path):
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
 
 
 def _code(nb):
@@ -84,9 +111,15 @@ def _record(shown, exercise, outcome, seconds=0.0):
             "problems": [clean(p) for p in outcome["problems"]], "seconds": round(seconds, 3)}
 
 
-def _grade_one(sandbox, entry, exercise, nb, text, count, options):
+def _grade_one(sandbox, entry, exercise, count, options):
     from .session import run_submission
 
+    try:
+        nb, text = read_notebook(entry.path)        # read again: only the notebooks being graded are held
+    except Unreadable as err:
+        return _record(entry.shown, exercise, _zero(exercise, f"the notebook could not be read: it {err}"))
+    if exercise_of(nb, entry.path) != exercise:
+        return _record(entry.shown, exercise, _zero(exercise, "the notebook changed while the class was graded"))
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
     run = run_submission(sandbox, entry.path.name, text, sources, exercise, **options)
     problems = [f.describe() for f in run.failures] + ([run.fatal] if run.fatal else [])
@@ -110,8 +143,8 @@ def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
         with ThreadPoolExecutor(max_workers=jobs) as pool, \
                 tqdm(total=len(chosen), desc="grading", unit="notebook",
                      disable=None if progress is None else not progress) as bar:
-            futures = {pool.submit(_grade_one, sandbox, entry, exercise, nb, text, count, options): (i, entry)
-                       for entry, exercise, (i, nb, text), count in chosen}
+            futures = {pool.submit(_grade_one, sandbox, entry, exercise, count, options): (i, entry)
+                       for entry, exercise, i, count in chosen}
             try:
                 for future in as_completed(futures):
                     i, entry = futures[future]

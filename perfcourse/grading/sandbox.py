@@ -191,8 +191,8 @@ class Sandbox:
         only :data:`ENV` (and bubblewrap itself starts with an empty one, see :meth:`spawn`).
         """
         args = [self.bwrap, "--unshare-user", "--disable-userns", "--unshare-ipc", "--unshare-pid", "--unshare-net",
-                "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--as-pid-1", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "grading",
+                "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--as-pid-1", "--new-session",
+                "--uid", "1000", "--gid", "1000", "--hostname", "grading",
                 *self._binds(), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
                 "--remount-ro", "/dev", "--dir", WORKDIR, "--chdir", WORKDIR,
                 "--clearenv", "--setenv", "HOME", WORKDIR, "--setenv", "TMPDIR", "/tmp",

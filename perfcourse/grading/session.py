@@ -7,7 +7,8 @@ kernel to call the learner's function on them, receives the result as plain data
 compares it with the answer it computes itself. Each part has :data:`PART_TIMEOUT_S`
 seconds, enforced from outside: past it, or when a call ends the kernel, the kernel is
 killed, the part scores 0 and the next part runs in a new kernel that runs the notebook
-again. Answers, seeds and checks never enter the kernel.
+again. The whole notebook, restarts included, takes at most :func:`total_time`: the cells'
+limit once plus each part's. Answers, seeds and checks never enter the kernel.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..units import format_bytes
 from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
 from .kernel import ENDED, Kernel, KernelLost
 
-__all__ = ["MAX_OUTPUT_BYTES", "CellFailure", "NotebookRun", "run_submission"]
+__all__ = ["MAX_OUTPUT_BYTES", "CellFailure", "NotebookRun", "total_time", "run_submission"]
 
 MAX_OUTPUT_BYTES = 1 << 20
 
@@ -60,6 +61,7 @@ class _Job:
     timeout_s: float
     memory_bytes: int
     max_output_bytes: int
+    until: float = float("inf")       # the whole notebook's end (monotonic): its cells, restarts and parts
 
 
 def _problem(report, job):
@@ -82,7 +84,7 @@ def _run_notebook(job):
     kernel = Kernel(job.sandbox, memory_bytes=job.memory_bytes)
     failures, number = [], 1
     try:
-        deadline = time.monotonic() + job.timeout_s
+        deadline = min(time.monotonic() + job.timeout_s, job.until)
         kernel.start(job.name, job.text, job.cells, job.names, memory_bytes=job.memory_bytes,
                      max_output_bytes=job.max_output_bytes, deadline=deadline)
         for index, source in enumerate(job.cells):
@@ -107,6 +109,8 @@ def _run_notebook(job):
 
 
 def _fatal(lost, number, job):
+    if lost.timeout and time.monotonic() >= job.until:
+        return f"the notebook used up its total time (stopped in code cell {number})"
     if lost.timeout:
         return (f"the notebook did not finish within its time limit of {job.timeout_s:g} s "
                 f"(stopped in code cell {number})")
@@ -139,18 +143,32 @@ def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
     results = []
     for index, spec in enumerate(parts(exercise)):
         again = None
-        if kernel is None or not kernel.alive:
+        if time.monotonic() >= job.until:
+            again = "the notebook had used up its total time"
+        elif kernel is None or not kernel.alive:
             kernel, _, again, defined = _run_notebook(job)
+            again = again and f"the kernel had to be started again for this part, and then {again}"
         if again is not None:
-            points, feedback = 0.0, f"the kernel had to be started again for this part, and then {again}"
+            points, feedback = 0.0, again
         else:
             timeout = max(part_timeout, spec.timeout_s or 0.0)
-            deadline = [time.monotonic() + timeout]
+            deadline = [min(time.monotonic() + timeout, job.until)]
             functions = {n: _proxy(kernel, n, deadline) for n in defined}
             points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
                                           limit=contextlib.nullcontext())
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
     return results, kernel
+
+
+def total_time(exercise, timeout_s, part_timeout):
+    """Seconds one notebook may take in all: its cells once, and each part's own limit, whatever restarts.
+
+    Examples
+    --------
+    >>> total_time("ex03", 60, 10)
+    90.0
+    """
+    return float(timeout_s) + sum(max(part_timeout, spec.timeout_s or 0.0) for spec in parts(exercise))
 
 
 def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_bytes, seed,
@@ -166,8 +184,9 @@ def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_by
     memory_bytes = positive_int("memory_bytes", memory_bytes)
     part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
     names = sorted({n for p in parts(exercise) for n in p.needs})
-    job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes)
     started = time.monotonic()
+    budget = total_time(exercise, timeout_s, part_timeout)
+    job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget)
     kernel, failures, fatal, defined = _run_notebook(job)
     run = NotebookRun(failures, fatal)
     try:
