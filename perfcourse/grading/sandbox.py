@@ -40,6 +40,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .hostview import closed_folders, descendants, host_uid, read_line
 from .limits import BASE_UID, THREAD_CAP, TMP_BYTES, Cgroups, kernel_uid
 from .seccomp import seccomp_filter
 
@@ -138,7 +139,7 @@ class Sandbox:
                 shutil.copyfile(Path(__file__).with_name(name), support / name)
             shutil.copyfile(Path(__file__).parents[1] / "_syncs.py", support / "syncs.py")
             self.cgroups = Cgroups(enabled=cgroups)
-            self._covers = _closed_folders(_python_dirs()) if self.as_root else []
+            self._covers = closed_folders(_python_dirs()) if self.as_root else []
             (self.root / "spare").mkdir(mode=0o700)
             for i in range(sum(len(below) for _, below in self._covers)):
                 (self.root / "spare" / str(i)).mkdir()
@@ -271,8 +272,8 @@ class Sandbox:
         proc = self.spawn([os.path.abspath(sys.executable), "-I", "-c", check], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            ready = _read_line(proc.stdout, 120)
-            users = {_host_uid(pid) for pid in _descendants(proc.pid)} if ready == b"ready\n" else set()
+            ready = read_line(proc.stdout, 120)
+            users = {host_uid(pid) for pid in descendants(proc.pid)} if ready == b"ready\n" else set()
             out, err = proc.communicate(b"", timeout=120)
         except subprocess.TimeoutExpired:
             kill(proc)
@@ -290,61 +291,6 @@ class Sandbox:
     def close(self):
         self.cgroups.close()
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _closed_folders(folders):
-    """``[closed, [folders below it]]``: the highest folder above each of ``folders`` that other users cannot
-    walk through (``/root``), with the folders it closes off. The launcher opens them in its own mounts.
-
-    Examples
-    --------
-    >>> _closed_folders(["/usr", "/usr/lib"])
-    []
-    """
-    closed = {}
-    for folder in folders:
-        parts = Path(folder).parts
-        for i in range(2, len(parts)):
-            above = str(Path(*parts[:i]))
-            if not os.stat(above).st_mode & 0o001:
-                closed.setdefault(above, []).append(folder)
-                break
-    return sorted([above, sorted(below)] for above, below in closed.items())
-
-
-def _read_line(stream, timeout):
-    """One line from a pipe within ``timeout`` seconds (b"" when there is none)."""
-    import select
-
-    ready, _, _ = select.select([stream], [], [], timeout)
-    return stream.readline() if ready else b""
-
-
-def _descendants(pid):
-    """The host pids below ``pid`` (its children, theirs, ...)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
-
-
-def _host_uid(pid):
-    """The real uid of host process ``pid`` as the host sees it (-1 when it is gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return -1
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
 
 
 def kill(proc):
