@@ -359,3 +359,35 @@ def test_one_graded_run_takes_well_under_a_minute(exercise):
     (sub,) = book["submissions"]
     assert sub["points"] == sub["max_points"] == 7, sub
     assert took < 60, f"grading {exercise} took {took:.1f} s"
+
+
+def _uncounted(func):
+    """A grader's stand-in for ``func`` whose kernel reports no barrier count: no simulator ran it."""
+    def call(*args):
+        return func(*args)
+
+    call.counted = lambda *args: (func(*args), None)
+    return call
+
+
+@pytest.mark.parametrize("exercise", [*sorted(SOLVED), "ex11"])
+def test_graded_kernel_parts_that_ran_no_kernel_score_nothing(k, exercise):
+    import contextlib
+
+    from perfcourse.grading.checks import part_rng, score_part
+    from perfcourse.grading.checks._tools import NO_KERNEL
+
+    path = SOLVED.get(exercise, ROOT / "solutions" / "11_grid_stride.ipynb")
+    namespace = {"__name__": "__notebook__"}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code" and "self_check(" not in cell.source:
+            exec(compile(cell.source, str(path), "exec"), namespace)
+    functions = {n: _uncounted(f) for n, f in namespace.items() if callable(f)}
+    kernel_parts = 0
+    for index, spec in enumerate(parts(exercise)):
+        points, feedback = score_part(spec, functions, part_rng(1, index), part_timeout=120,
+                                      limit=contextlib.nullcontext())
+        if NO_KERNEL in feedback:
+            kernel_parts += 1
+            assert points == 0, (spec.title, feedback)
+    assert kernel_parts >= 1

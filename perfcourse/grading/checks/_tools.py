@@ -147,11 +147,16 @@ def run_cases(func, cases, points, *, rtol=1e-6, atol=0.0):
     return points, points, f"correct on {len(cases)} random cases"
 
 
+NO_KERNEL = ("ran no kernel on the CUDA simulator: this part grades your @cuda.jit kernel, launched with the "
+             "numba.cuda that pc.simt.numba_cuda() returns, and NumPy on the host does not count")
+
+
 def call_counted(func, *args):
     """``(func(*args), steps)``: the result and the barriers one block passed on the CUDA simulator.
 
-    Graded, ``func`` is the grader's stand-in and the kernel counts; in a notebook's own
-    self-check the count is taken here. ``steps`` is None where no simulator is loaded.
+    Graded, ``func`` is the grader's stand-in and the kernel counts; a call that ran no kernel on
+    the simulator there fails its part (:data:`NO_KERNEL`). In a notebook's own self-check the
+    count is taken here, and ``steps`` is None where no simulator is loaded.
 
     Examples
     --------
@@ -160,7 +165,12 @@ def call_counted(func, *args):
     """
     counted = getattr(func, "counted", None)
     if callable(counted):
-        return counted(*copy.deepcopy(args))
+        value, steps = counted(*copy.deepcopy(args))
+        if steps is None:      # graded: the part is about a kernel, and none ran on the simulator
+            from . import CallFailed
+
+            raise CallFailed(NO_KERNEL)
+        return value, steps
     from ..._syncs import count_syncs
 
     return count_syncs(func, *copy.deepcopy(args))
