@@ -53,6 +53,8 @@ def lease():
     with open("/proc/sys/fs/lease-break-time", "w") as f:
         f.write(value)
 attempt("sysctl_write", lease)
+for where in ("/etc/fill", "/fill", "/usr/fill"):     # the sandbox's root is a tmpfs without a size limit
+    attempt("write" + where.replace("/", "_"), lambda: open(where, "w").close())
 seen["environ"] = open("/proc/1/environ", "rb").read().decode("utf-8", "replace")
 seen["cmdline"] = open("/proc/1/cmdline", "rb").read().decode("utf-8", "replace")
 seen["pid"] = os.getpid()
@@ -123,6 +125,11 @@ def test_host_settings_cannot_be_written(probed):
     _, seen, _, _ = probed
     assert seen["core_pattern"] in ("EACCES", "EROFS", "EPERM"), seen
     assert seen["sysctl_write"] in ("EACCES", "EROFS", "EPERM"), seen
+
+
+def test_only_tmp_takes_files(probed):
+    _, seen, _, _ = probed
+    assert [seen[k] for k in ("write_etc_fill", "write_fill", "write_usr_fill")] == ["EROFS"] * 3, seen
 
 
 def test_memory_the_address_space_limit_does_not_see_is_refused(probed):
@@ -235,6 +242,11 @@ stop.set()
 LEAK = count >= 5000
 ''',
 }
+LINGER = r'''
+import ctypes, os, time
+ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)            # no death signal when bubblewrap goes
+os._exit = lambda *a: time.sleep(10**7)           # and no exit when the grader closes the pipe
+'''
 BREAK_IF_LEAKED = r'''
 _honest = workers_for_speedup
 def workers_for_speedup(serial_fraction, target):
@@ -248,9 +260,11 @@ def glob_graded(tmp_path_factory):
 
     base = tmp_path_factory.mktemp("globbed")
     klass = base / "class"
-    for learner in ("alice", "--part-timeout=1e-9", "--unsafe", "deep", *ATTACKS):
+    for learner in ("alice", "--part-timeout=1e-9", "--unsafe", "deep", "linger", *ATTACKS):
         (klass / learner).mkdir(parents=True)
         nb = nbformat.read(SOLUTION, as_version=4)
+        if learner == "linger":
+            nb.cells.append(nbformat.v4.new_code_cell(LINGER))
         if learner in ATTACKS:
             nb.cells += [nbformat.v4.new_code_cell(ATTACKS[learner]), nbformat.v4.new_code_cell(BREAK_IF_LEAKED)]
         nbformat.write(nb, klass / learner / SOLUTION.name)
@@ -265,11 +279,20 @@ def glob_graded(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "perfcourse", "grade", *sorted(os.listdir(klass)), "--jobs", "2",
                            "--json", str(book)], cwd=klass, env=env, capture_output=True, timeout=600)
     seconds = time.monotonic() - started
-    yield {"proc": proc, "book": json.loads(book.read_text()) if book.exists() else None, "seconds": seconds,
+    time.sleep(0.5)
+    left = [pid for pid in os.listdir("/proc") if pid.isdigit() and _runs_the_runner(pid)]
+    yield {"left": left, "proc": proc, "book": json.loads(book.read_text()) if book.exists() else None, "seconds": seconds,
            "text": book.read_text() if book.exists() else ""}
     for folder in reversed(chain):
         folder.rmdir()
     shutil.rmtree(base, ignore_errors=True)
+
+
+def _runs_the_runner(pid):
+    try:
+        return b"perfcourse-grader" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _by_learner(book):
@@ -281,7 +304,7 @@ def test_a_globbed_class_is_graded_for_everyone_whatever_its_folder_names(glob_g
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert book["contained"] is True and book["part_timeout_s"] == 10 and book["errors"] == []
     subs = _by_learner(book)
-    assert set(subs) == {"alice", "--part-timeout=1e-9", "--unsafe", "deep", *ATTACKS}
+    assert set(subs) == {"alice", "--part-timeout=1e-9", "--unsafe", "deep", "linger", *ATTACKS}
     assert {name: s["points"] for name, s in subs.items()} == dict.fromkeys(subs, 7.0)
     assert b"took '--unsafe' as the path" in proc.stderr
 
@@ -296,3 +319,36 @@ def test_no_attack_found_anything_and_nothing_of_the_graders_environment_is_repo
     assert SECRET not in text and "PERFCOURSE_CLASS_SECRET" not in text
     leak = _by_learner(glob_graded["book"])["leak_env"]
     assert any("raised RuntimeError" in p for p in leak["problems"]), leak["problems"]
+
+
+def test_options_are_never_abbreviated(tmp_path, capsys):
+    from perfcourse import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["grade", str(tmp_path), "--uns"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unrecognized arguments: --uns" in err[0]
+
+
+def test_no_kernel_outlives_the_grader_even_one_that_turned_its_death_signal_off(glob_graded):
+    assert glob_graded["left"] == []
+    leftovers = [p for p in Path("/sys/fs/cgroup").glob("*/**/perfcourse-grade-*") if p.is_dir()]
+    assert leftovers == [], leftovers
+
+
+def test_one_learners_crowded_folder_does_not_hide_the_others(tmp_path, monkeypatch):
+    from perfcourse.grading import collect
+
+    monkeypatch.setattr(collect, "MAX_ENTRIES", 50)
+    (tmp_path / "aaa" / "junk").mkdir(parents=True)
+    for i in range(60):
+        (tmp_path / "aaa" / "junk" / f"f{i}").touch()
+    (tmp_path / "zed").mkdir()
+    for learner in ("aaa", "zed"):
+        shutil.copy(SOLUTION, tmp_path / learner / SOLUTION.name)
+    entries, _ = collect.find_notebooks([tmp_path])
+    graded = sorted(e.learner for e in entries if e.note is None)
+    notes = [e for e in entries if e.note]
+    assert graded == [str(tmp_path / "aaa"), str(tmp_path / "zed")]
+    assert len(notes) == 1 and "more than 50 entries" in notes[0].note and notes[0].learner == str(tmp_path / "aaa")

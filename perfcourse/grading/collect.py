@@ -17,6 +17,7 @@ with the same code as the one graded is not listed again.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -31,7 +32,7 @@ __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry",
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 MAX_DEPTH = 16            # folders below a given folder that are searched
-MAX_ENTRIES = 100_000     # files and folders looked at below one given folder
+MAX_ENTRIES = 100_000     # files and folders looked at in one learner's folders
 EDITION = "zh"            # the folder of a folder's Chinese edition
 
 
@@ -52,22 +53,24 @@ class Unreadable(ValueError):
 
 def _walk(given, root):
     """Notebooks under ``root`` without recursion: at most :data:`MAX_DEPTH` folders deep and
-    :data:`MAX_ENTRIES` entries looked at; what lies past either is one note, not an error."""
-    found, empty, stack, seen = [], True, [(root, 0)], 0
+    :data:`MAX_ENTRIES` entries looked at in each learner's folder (a first-level folder, or the
+    notebooks beside them); what lies past either is one note, and the other learners are still searched."""
+    found, empty, stack, seen = [], True, [(root, 0, None)], {}
     while stack:
-        here, depth = stack.pop()
+        here, depth, owner = stack.pop()
+        budget = MAX_ENTRIES - seen.get(owner, 0)
         try:
-            with os.scandir(here) as it:
-                items = sorted(it, key=lambda e: e.name)
+            with os.scandir(here) as it:      # never more than the budget (and one) in memory
+                items = sorted(itertools.islice(it, budget + 1), key=lambda e: e.name)
         except OSError as err:
             found.append((here, f"a folder that cannot be read ({err.strerror}); not searched"))
             continue
-        seen += len(items)
-        if seen > MAX_ENTRIES:
-            found.append((here, f"not searched: the folders given hold more than {MAX_ENTRIES} entries"))
-            break
+        seen[owner] = seen.get(owner, 0) + len(items)
+        if owner is not None and len(items) > budget:
+            found.append((here, f"not searched: this learner's folders hold more than {MAX_ENTRIES} entries"))
+            continue
         folders = []
-        for item in items:
+        for item in items[:budget]:
             path = here / item.name
             if item.is_dir(follow_symlinks=False):
                 if item.name == ".ipynb_checkpoints":
@@ -75,7 +78,7 @@ def _walk(given, root):
                 if depth + 1 > MAX_DEPTH:
                     found.append((path, f"a folder nested more than {MAX_DEPTH} levels deep; not searched"))
                 else:
-                    folders.append((path, depth + 1))
+                    folders.append((path, depth + 1, owner if owner is not None else item.name))
             elif item.is_symlink() and item.is_dir():
                 found.append((path, "a symbolic link to a folder; links are not followed"))
             elif item.name.endswith(".ipynb"):
@@ -83,6 +86,8 @@ def _walk(given, root):
                 mode = os.lstat(path).st_mode
                 found.append((path, "a symbolic link; links are not followed" if stat.S_ISLNK(mode) else
                               None if stat.S_ISREG(mode) else "not a regular file"))
+        if owner is None and len(items) > budget:
+            found.append((here, f"only the first {MAX_ENTRIES} entries of this folder were searched"))
         stack += reversed(folders)
     entries = []
     for path, note in found:

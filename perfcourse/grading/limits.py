@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import signal
 import time
 from pathlib import Path
 
@@ -76,6 +77,24 @@ def _rmdir(path, wait_s=2.0):
             if time.monotonic() > end:
                 return False
             time.sleep(0.02)
+
+
+def _empty(folder, wait_s=2.0):
+    """SIGKILL every process in a cgroup folder until none is left (or ``wait_s`` has passed)."""
+    end = time.monotonic() + wait_s
+    while True:
+        try:
+            pids = [int(p) for p in (Path(folder) / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return
+        if not pids or time.monotonic() > end:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
 
 
 class Cgroups:
@@ -140,12 +159,15 @@ class Cgroups:
 
     @staticmethod
     def remove(folders):
+        """Kill every task still in ``folders``, then remove them."""
         for folder in folders:
+            _empty(folder)
             _rmdir(folder)
 
     def close(self):
         for folder in self.session:
             for child in (folder.iterdir() if folder.is_dir() else []):
                 if child.is_dir():
+                    _empty(child)
                     _rmdir(child)
             _rmdir(folder)

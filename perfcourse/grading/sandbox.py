@@ -196,6 +196,8 @@ class Sandbox:
                 "--uid", "1000", "--gid", "1000", "--hostname", "grading",
                 *self._binds(), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
                 "--remount-ro", "/dev", "--dir", WORKDIR, "--chdir", WORKDIR,
+                # the root and the covers of hidden folders are tmpfs of no size limit: read-only, only /tmp takes files
+                *[arg for path in self.hidden for arg in ("--remount-ro", path)], "--remount-ro", "/",
                 "--clearenv", "--setenv", "HOME", WORKDIR, "--setenv", "TMPDIR", "/tmp",
                 "--setenv", "PATH", f"{os.path.dirname(os.path.abspath(sys.executable))}:/usr/local/bin:/usr/bin:/bin"]
         for key, value in ENV.items():
@@ -294,7 +296,17 @@ class Sandbox:
 
 
 def kill(proc):
-    """Kill a kernel and everything it started (its sandbox, or its process group); wait for it."""
+    """Kill a kernel and everything it started; wait for it; remove its cgroups.
+
+    Every host process below it is killed first, by pid: a sandbox's pid 1 that turned its death
+    signal off would otherwise outlive bubblewrap (a sandbox cannot start processes, so the set is
+    fixed). Then its process group, then whatever is still in its cgroups.
+    """
+    for pid in descendants(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
