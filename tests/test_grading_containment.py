@@ -281,8 +281,8 @@ def glob_graded(tmp_path_factory):
     seconds = time.monotonic() - started
     time.sleep(0.5)
     left = [pid for pid in os.listdir("/proc") if pid.isdigit() and _runs_the_runner(pid)]
-    yield {"left": left, "proc": proc, "book": json.loads(book.read_text()) if book.exists() else None, "seconds": seconds,
-           "text": book.read_text() if book.exists() else ""}
+    yield {"left": left, "proc": proc, "book": json.loads(book.read_text()) if book.exists() else None,
+           "seconds": seconds, "text": book.read_text() if book.exists() else ""}
     for folder in reversed(chain):
         folder.rmdir()
     shutil.rmtree(base, ignore_errors=True)
