@@ -143,3 +143,75 @@ def test_commands_fail_in_one_line_from_a_shell(tmp_path):
                              timeout=120, cwd=tmp_path)
         assert res.returncode == code, (argv, res.stderr)
         _one_line(res.stderr, f"perfcourse {argv[0]}: ")
+
+
+# --- bad input that was once a traceback or a silent exit 0: one line and a non-zero exit -----------------
+
+def _bad_files(tmp_path):
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "key.json").write_text('{"key": 5}\n')
+    (tmp_path / "nb.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "folder").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv, code, start", [
+    (["predictions", "--log", "{t}/notes.txt"], 1, "perfcourse predictions: {t}/notes.txt is not a prediction log"),
+    (["predictions", "--log", "{t}/key.json"], 1, "perfcourse predictions: {t}/key.json is not a prediction log"),
+    (["predictions", "--log", "{t}/nb.ipynb"], 1, "perfcourse predictions: {t}/nb.ipynb is not a prediction log"),
+    (["predictions", "--plot", "{t}/missing/dir/x.png"], 2, "perfcourse predictions: cannot write --plot"),
+    (["predictions", "--plot", "{t}/plot.txt"], 2, "perfcourse predictions: --plot must end in one of"),
+    (["bench", "--quick", "--json", "{t}/folder"], 2, "perfcourse bench: cannot write --json {t}/folder: it is a "),
+    (["translate", "--check", "--lessons", "3"], 2, "perfcourse translate: --check checks every notebook"),
+    (["translate", "--execute", "--timeout", "0"], 2, "perfcourse translate: --timeout must be a positive"),
+])
+def test_bad_input_is_one_line_and_a_non_zero_exit(tmp_path, capsys, argv, code, start):
+    t = _bad_files(tmp_path)
+    started = __import__("time").monotonic()
+    assert cli.main([a.format(t=t) for a in argv]) == code
+    _one_line(capsys.readouterr().err, start.format(t=t))
+    assert __import__("time").monotonic() - started < 10        # refused before any work (bench measures nothing)
+
+
+@pytest.mark.parametrize("command", [["glossary", "latency"], ["lab", "--dry-run"], ["predictions"],
+                                     ["grade", "solutions"], ["site", "--out", "{t}/site"]])
+def test_an_unknown_language_is_refused_by_every_command(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.setenv("PERFCOURSE_LANG", "fr")
+    assert cli.main([a.format(t=tmp_path) for a in command]) == 2
+    _one_line(capsys.readouterr().err, f"perfcourse {command[0]}: PERFCOURSE_LANG: language must be one of en, zh")
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_doctor_files_a_wrong_language_under_its_own_line(monkeypatch, capsys):
+    monkeypatch.setenv("PERFCOURSE_LANG", "fr")
+    assert cli.main(["doctor"]) == 1
+    out, err = capsys.readouterr()
+    assert "PERFCOURSE_LANG: PROBLEM: language must be one of en, zh, zh_CN or zh-CN; got 'fr'" in out.splitlines()
+    assert not any(line.startswith("backend: PROBLEM") for line in out.splitlines())
+    _one_line(err, "perfcourse doctor: 1 problem found: PERFCOURSE_LANG:")
+
+
+def test_a_records_home_that_is_a_file_is_refused(tmp_path, monkeypatch, capsys):
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv("PERFCOURSE_HOME", str(tmp_path / "afile"))
+    assert cli.main(["predictions"]) == 2
+    _one_line(capsys.readouterr().err, "perfcourse predictions: PERFCOURSE_HOME must name a folder")
+
+
+def test_make_exercises_and_site_name_the_corrupt_notebook_and_leave_nothing(tmp_path, capsys):
+    import shutil
+
+    from perfcourse.cli import course
+
+    solutions, lessons = tmp_path / "solutions", tmp_path / "lessons"
+    solutions.mkdir()
+    (solutions / "04_broken.ipynb").write_text("{")
+    assert cli.main(["make-exercises", "--solutions", str(solutions), "--exercises", str(tmp_path / "ex")]) == 2
+    _one_line(capsys.readouterr().err, f"perfcourse make-exercises: {solutions / '04_broken.ipynb'} is not a notebook")
+    assert not (tmp_path / "ex").exists()
+    shutil.copytree(course.lessons_dir(), lessons)
+    (lessons / "03_amdahl.ipynb").write_text("{")
+    assert cli.main(["site", "--notebooks", str(lessons), "--out", str(tmp_path / "site")]) == 2
+    _one_line(capsys.readouterr().err, f"perfcourse site: {lessons / '03_amdahl.ipynb'} is not a notebook")
+    assert not (tmp_path / "site").exists()

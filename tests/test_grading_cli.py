@@ -33,8 +33,26 @@ def test_a_gradebook_folder_that_does_not_exist_fails_before_grading(tmp_path, c
 def test_a_path_that_is_not_a_notebook_fails_with_exit_1(capsys):
     assert cli.main(["grade", str(ROOT / "README.md"), *UNSAFE]) == 1
     out = capsys.readouterr()
-    assert "over 0 graded notebook(s)" in out.out
-    assert out.err.strip() == f"perfcourse grade: {ROOT / 'README.md'} is not a notebook (an .ipynb file)"
+    assert out.out == ""              # nothing was graded: the reason alone, no empty table
+    assert out.err.strip() == f"perfcourse grade: nothing graded: {ROOT / 'README.md'} is not a notebook (an .ipynb file)"
+
+
+def test_a_lesson_or_a_corrupt_notebook_alone_is_refused_in_one_line_and_writes_no_gradebook(tmp_path, capsys):
+    corrupt, book = tmp_path / "notes.ipynb", tmp_path / "gb.json"
+    corrupt.write_text("{")
+    for path in (ROOT / "notebooks" / "00_start_here.ipynb", corrupt):
+        assert cli.main(["grade", str(path), "--json", str(book), *UNSAFE]) == 1
+        out = capsys.readouterr()
+        assert out.out == "" and len(out.err.strip().splitlines()) == 1, out
+        assert out.err.startswith(f"perfcourse grade: nothing graded: {path}") and not book.exists()
+
+
+@pytest.mark.parametrize("value", ["150", "-1", "x"])
+def test_fail_under_is_a_percentage(value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["grade", str(ROOT / "solutions"), "--fail-under", value])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1 and "from 0 to 100" in err[0]
 
 
 def test_an_unreadable_notebook_fails_with_the_line_and_column(tmp_path, capsys):

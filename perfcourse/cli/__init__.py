@@ -123,10 +123,28 @@ def main(argv=None):
     return _run(args, _debugging(args))
 
 
+def _check_environment():
+    """The course's environment variables that every command reads: a bad one is a usage error, in one line."""
+    from .._lang import ENV, resolve
+
+    chosen = os.environ.get(ENV, "").strip()
+    if chosen:
+        try:
+            resolve(chosen)
+        except ValueError as err:
+            raise CommandError(f"{ENV}: {err} (or leave it unset)", code=2) from None
+    home = os.environ.get("PERFCOURSE_HOME", "").strip()
+    if home and os.path.exists(os.path.expanduser(home)) and not os.path.isdir(os.path.expanduser(home)):
+        raise CommandError(f"PERFCOURSE_HOME must name a folder (where your records are kept); {home!r} is a file",
+                           code=2)
+
+
 def _run(args, debug):
     """Run the parsed command under the error policy (see the module's docstring); the exit status."""
     where = f"perfcourse {args.command}"
     try:
+        if args.command != "doctor":          # the doctor reports a bad setting in its report instead
+            _check_environment()
         return int(importlib.import_module(args._module).run(args) or 0)
     except CommandError as err:
         if debug:  # also the failure behind it, which `raise ... from None` hides

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from . import CommandError
+from ._output import output_file
 
 
 def add_arguments(parser):
@@ -32,8 +32,8 @@ def run(args):
     from ..measure import hardware
     from ..measure.bench import report
 
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise CommandError(f"--json {args.json}: its folder does not exist", code=2)
+    if args.json:
+        output_file("--json", args.json)
     b = chosen_backend()
     print(f"perfcourse bench: {b.describe()}")
     sheet = hardware.device_datasheet(b)

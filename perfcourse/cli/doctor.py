@@ -48,11 +48,40 @@ def _lessons():
     return f"lessons: {PROBLEM}{where}", f"lessons {where}"
 
 
+def _language():
+    """``(line, problem or None)``: the language the lessons and commands speak, or why the setting is wrong."""
+    from .._lang import ENV, resolve
+
+    chosen = os.environ.get(ENV, "").strip()
+    if not chosen:
+        return f"{ENV}: not set (English; Chinese for a notebook in a zh/ folder)", None
+    try:
+        return f"{ENV}: {chosen} ({resolve(chosen)})", None
+    except ValueError as err:
+        return f"{ENV}: {PROBLEM}{err}", f"{ENV}: {err}"
+
+
 def examine():
     """``(lines, problems)``: the report's ``name: value`` lines and the fatal findings among them."""
+    from .._lang import ENV
+
     lines = [f"python: {sys.version.split()[0]} ({sys.executable})", f"platform: {platform.platform()}"]
     lines += _packages()
-    problems = []
+    language_line, problem = _language()
+    problems = [problem] if problem else []
+    if problem:      # the rest of the report in English, so that the language is not filed under another line
+        saved = os.environ.pop(ENV)
+        try:
+            lines, problems = _rest(lines, problems)
+        finally:
+            os.environ[ENV] = saved
+    else:
+        lines, problems = _rest(lines, problems)
+    lines.insert(-1, language_line)
+    return lines, problems
+
+
+def _rest(lines, problems):
     setting = os.environ.get(backend.ENV_VAR)
     lines.append(f"{backend.ENV_VAR}: {'not set (CuPy on a usable GPU, else NumPy)' if setting is None else setting}")
     backend_line, problem = _backend()

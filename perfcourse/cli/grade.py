@@ -15,8 +15,22 @@ import tempfile
 from pathlib import Path
 
 from . import CommandError
+from ._output import output_file
 
 TAKES_PATHS = True    # a word that names a file or folder here is a path, even when it looks like an option
+
+
+def _percent(text):
+    """A percentage from 0 to 100, for ``--fail-under``."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100; got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100; got {text!r}")
+    return value
 
 
 def add_arguments(parser):
@@ -28,7 +42,7 @@ def add_arguments(parser):
                         help="memory each notebook may allocate, MiB (default 2048)")
     parser.add_argument("--part-timeout", type=float, default=None, metavar="S",
                         help="seconds each graded part may take on its test inputs (default 10)")
-    parser.add_argument("--fail-under", type=float, default=None, metavar="PCT",
+    parser.add_argument("--fail-under", type=_percent, default=None, metavar="PCT",
                         help="exit 1 when the total score is below PCT percent")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks graded at once (default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random test inputs (default: fresh)")
@@ -37,19 +51,6 @@ def add_arguments(parser):
                              "submissions (default: the checkout this perfcourse runs from)")
     parser.add_argument("--unsafe", action="store_true",
                         help="grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained")
-
-
-def _gradebook_target(path):
-    """Check before grading that the gradebook can be written; its absolute path."""
-    target = Path(path).absolute()
-    folder = target.parent
-    if not folder.is_dir():
-        raise CommandError(f"cannot write --json {path}: the folder {folder} does not exist", code=2)
-    if target.is_dir():
-        raise CommandError(f"cannot write --json {path}: it is a folder", code=2)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise CommandError(f"cannot write --json {path}: the folder {folder} is not writable", code=2)
-    return target
 
 
 def _write_atomically(target, book):
@@ -96,7 +97,7 @@ def run(args):
     from ..grading.report import clean, table
     from ..grading.sandbox import SandboxError
 
-    target = _gradebook_target(args.json) if args.json else None
+    target = output_file("--json", args.json) if args.json else None
     root = _course_root(args.root)
     paths = [p if args.root is None or Path(p).is_absolute() else str(Path(args.root) / p) for p in args.paths]
     try:
@@ -106,6 +107,10 @@ def run(args):
                      hide=[p for p in (root, target.parent if target else None) if p is not None])
     except (ValueError, TypeError, SandboxError) as err:
         raise CommandError(clean(err, 500), code=2) from None
+    if not any(sub["exercise"] for sub in book["submissions"]) and (book["failures"] or book["submissions"]):
+        # nothing was graded: the reason alone, no empty table, and no gradebook written
+        first = book["failures"][0] if book["failures"] else "no exercise notebook among the given paths"
+        raise CommandError(f"nothing graded: {clean(first, 300)}", code=1 if book["failures"] else 2)
     print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook, "
           f"{'contained (bubblewrap)' if book['contained'] else 'NOT contained (--unsafe)'}")
     print(table(book["submissions"], book["warnings"]))

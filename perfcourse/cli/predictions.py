@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..teach import predictions
 from . import CommandError
+from ._output import output_file
 
 
 def add_arguments(parser):
@@ -15,11 +16,25 @@ def add_arguments(parser):
     parser.add_argument("--plot", default=None, metavar="PNG", help="also save the calibration plot to this file")
 
 
+def _plot_target(plot):
+    """Check before reading anything that the plot can be written: its folder, and a format matplotlib writes."""
+    from matplotlib.figure import Figure
+
+    formats = sorted(Figure().canvas.get_supported_filetypes())
+    return output_file("--plot", plot, suffixes=["." + f for f in formats])
+
+
 def run(args):
-    path = args.log if args.log else predictions.log_path()
-    if args.log and not Path(args.log).is_file():
-        raise CommandError(f"no prediction log at {args.log}: give the file that lessons wrote to")
-    cal = predictions.calibration(predictions.load(path))
+    if args.plot:
+        _plot_target(args.plot)
+    try:
+        path = args.log if args.log else predictions.log_path()
+        if args.log and not Path(args.log).is_file():
+            raise CommandError(f"no prediction log at {args.log}: give the file that lessons wrote to")
+        entries = predictions.load(path, strict=True)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    cal = predictions.calibration(entries)
     print(f"predictions recorded in {path}")
     if cal.rows:
         print(cal.table())

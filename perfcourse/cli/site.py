@@ -141,7 +141,7 @@ def _index(entries, lang="en", switch=None):
             "<p>" + html.escape(_("Count the work, the critical path and the bytes moved before you look at the "
                                   "hardware's peak. These pages show each lesson as last run; open the notebooks in "
                                   "JupyterLab to run them yourself.", lang)) +
-            f"</p><ol start='0'>\n{items}\n</ol></body></html>")
+            f"</p><ul style='list-style:none;padding-left:0'>\n{items}\n</ul></body></html>")
 
 
 def _exporter(mathjax=MATHJAX_DIR):
@@ -206,6 +206,17 @@ def _execute(paths, notebooks, timeout, lang):
             os.environ["PERFCOURSE_LANG"] = before
 
 
+def _read(path):
+    """A lesson notebook; ``ValueError`` naming the file when it cannot be read."""
+    import nbformat
+
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception as err:  # noqa: BLE001 - JSON, schema or encoding: the file's problem, named
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"{path} is not a notebook nbformat can read: {first[:200]}") from None
+
+
 def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=False):
     """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first.
 
@@ -213,20 +224,19 @@ def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=Fal
     ``out`` must be a new or empty folder unless ``force`` (see :func:`check_out`); MathJax is copied into
     ``out/mathjax`` so that the pages need no network.
     """
-    import nbformat
-
     paths = lesson_paths(nbdir, lessons)
     out = check_out(out, force=force)
     mathjax = mathjax_source()
-    out.mkdir(parents=True, exist_ok=True)
     chinese = chinese_lessons(nbdir, lessons)
     editions = [("en", lessons, paths), (ZH, chinese, [Path(nbdir) / ZH / x.notebook for x in chinese])]
+    read = {lang: [_read(p) for p in files] for lang, chosen, files in editions if chosen}   # before writing
+    out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(mathjax, out / MATHJAX_DIR, dirs_exist_ok=True)
     written = []
     for lang, chosen, files in editions:
         if not chosen:
             continue
-        notebooks = [nbformat.read(p, as_version=4) for p in files]
+        notebooks = read[lang]
         if execute:
             _execute(files, notebooks, timeout, lang)
         other = {x.stem for x in (chinese if lang == "en" else lessons)}
@@ -258,6 +268,8 @@ def run(args):
         raise CommandError(str(err), code=2) from None
     try:
         written = render(nbdir, args.out, execute=args.execute, force=args.force)
+    except ValueError as err:
+        raise CommandError(str(err), code=2) from None
     except OSError as err:
         raise CommandError(f"cannot write the site to {args.out}: {err}") from None
     chinese = [p for p in written if p.parent.name == ZH and p.name != "index.html"]

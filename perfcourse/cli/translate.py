@@ -272,9 +272,13 @@ def _to_run(root, lessons):
 
 def run(args):
     root = _root(args.root)
+    if not args.timeout > 0:
+        raise CommandError(f"--timeout must be a positive number of seconds; got {args.timeout:g}", code=2)
     if args.check:
         if args.execute:
             raise CommandError("--check writes nothing, so it cannot be combined with --execute", code=2)
+        if args.lessons is not None:
+            raise CommandError("--check checks every notebook; --lessons picks the lessons --execute runs", code=2)
         problems = check(root)
         if problems:
             print("\n".join(problems), file=sys.stderr)

@@ -70,8 +70,9 @@ def _load(entries):
             continue
         exercise = exercise_of(nb, entry.path)
         if exercise is None:
-            records[i] = skipped(entry.shown, "not a perfcourse exercise (no metadata perfcourse.exercise, no NN_ "
-                                              "file name)")
+            why = "not a perfcourse exercise (no metadata perfcourse.exercise, no NN_ file name of an exercise)"
+            records[i] = skipped(entry.shown, why)
+            failures += [f"{entry.shown} is {why}"] if entry.shown == entry.learner else []    # named on its own
         else:
             candidates.append((entry, exercise, (i, stubs(nb), _digest(_code(nb)))))
         del nb

@@ -86,10 +86,18 @@ def plan(solutions, exercises):
     sources = sorted(solutions.glob("[0-9][0-9]_*.ipynb"))
     if not sources:
         raise ValueError(f"no solution notebooks (NN_*.ipynb) in {str(solutions)!r}")
+    return {exercises / src.name: _render(make_exercise(_read(src), str(src))) for src in sources}
+
+
+def _read(src):
+    """A solution notebook; ``ValueError`` naming the file and what is wrong with it."""
     import nbformat
 
-    return {exercises / src.name: _render(make_exercise(nbformat.read(src, as_version=4), str(src)))
-            for src in sources}
+    try:
+        return nbformat.read(src, as_version=4)
+    except Exception as err:  # noqa: BLE001 - JSON, schema or encoding: the file's problem, named
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"{src} is not a notebook nbformat can read: {first[:200]}") from None
 
 
 def check(wanted, exercises):

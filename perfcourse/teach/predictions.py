@@ -52,7 +52,10 @@ def home():
     """The folder that holds the learner's records: ``$PERFCOURSE_HOME``, else the user's data folder."""
     chosen = os.environ.get(ENV_HOME, "").strip()
     if chosen:
-        return Path(chosen).expanduser()
+        folder = Path(chosen).expanduser()
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"{ENV_HOME} must name a folder (where your records are kept); {chosen!r} is a file")
+        return folder
     import platformdirs
 
     return platformdirs.user_data_path("perfcourse", appauthor=False)
@@ -145,19 +148,40 @@ def record(key, *, guess, model, measured, unit, about="", show=True, keep=True)
     return entry
 
 
-def load(path=None):
-    """Every entry of the log, oldest first; lines that cannot be read are skipped."""
+def load(path=None, *, strict=False):
+    """Every entry of the log, oldest first.
+
+    Lines that cannot be read are skipped; with ``strict``, a file that is not a prediction log
+    (a line that is not a record, text that is not UTF-8) raises ``ValueError`` naming the line.
+    """
     path = Path(path) if path is not None else log_path()
     if not path.is_file():
         return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        if strict:
+            raise ValueError(f"{path} is not a prediction log: it is not UTF-8 text") from None
+        return []
     entries = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-            entries.append(Entry(**{k: data[k] for k in Entry.__dataclass_fields__ if k in data}))
-        except (ValueError, TypeError, KeyError):
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
             continue
+        try:
+            entries.append(_entry(json.loads(line)))
+        except (ValueError, TypeError, KeyError):
+            if strict:
+                raise ValueError(f"{path} is not a prediction log: line {number} is not a record (one JSON object "
+                                 "per line with key, lesson, guess, model, measured and unit)") from None
     return entries
+
+
+def _entry(data):
+    if not isinstance(data, dict):
+        raise TypeError("a record is a JSON object")
+    entry = Entry(**{k: data[k] for k in Entry.__dataclass_fields__ if k in data})
+    _checked(entry.key, entry.guess, entry.model, entry.measured, entry.unit, entry.about)
+    return entry
 
 
 @dataclass(frozen=True)
