@@ -34,7 +34,8 @@ def test_a_path_that_is_not_a_notebook_fails_with_exit_1(capsys):
     assert cli.main(["grade", str(ROOT / "README.md"), *UNSAFE]) == 1
     out = capsys.readouterr()
     assert out.out == ""              # nothing was graded: the reason alone, no empty table
-    assert out.err.strip() == f"perfcourse grade: nothing graded: {ROOT / 'README.md'} is not a notebook (an .ipynb file)"
+    readme = ROOT / "README.md"
+    assert out.err.strip() == f"perfcourse grade: nothing graded: {readme} is not a notebook (an .ipynb file)"
 
 
 def test_a_lesson_or_a_corrupt_notebook_alone_is_refused_in_one_line_and_writes_no_gradebook(tmp_path, capsys):

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .._lang import _
 from ..teach.lessons import LESSONS
+from ..grading.make import read_named
 from . import CommandError, course
 from .snapshots import WIDGET_STATE, WIDGET_VIEW, static_widgets  # noqa: F401 - part of this module's interface
 
@@ -206,17 +207,6 @@ def _execute(paths, notebooks, timeout, lang):
             os.environ["PERFCOURSE_LANG"] = before
 
 
-def _read(path):
-    """A lesson notebook; ``ValueError`` naming the file when it cannot be read."""
-    import nbformat
-
-    try:
-        return nbformat.read(path, as_version=4)
-    except Exception as err:  # noqa: BLE001 - JSON, schema or encoding: the file's problem, named
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"{path} is not a notebook nbformat can read: {first[:200]}") from None
-
-
 def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=False):
     """Render ``lessons`` (default: the whole course) from ``nbdir`` to ``out``; the paths written, index first.
 
@@ -229,7 +219,7 @@ def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=Fal
     mathjax = mathjax_source()
     chinese = chinese_lessons(nbdir, lessons)
     editions = [("en", lessons, paths), (ZH, chinese, [Path(nbdir) / ZH / x.notebook for x in chinese])]
-    read = {lang: [_read(p) for p in files] for lang, chosen, files in editions if chosen}   # before writing
+    read = {lang: [read_named(p) for p in files] for lang, chosen, files in editions if chosen}   # before writing
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(mathjax, out / MATHJAX_DIR, dirs_exist_ok=True)
     written = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-__all__ = ["BEGIN", "END", "STUB", "strip_solutions", "make_exercise", "plan", "check", "write"]
+__all__ = ["BEGIN", "END", "STUB", "strip_solutions", "make_exercise", "read_named", "plan", "check", "write"]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -86,11 +86,11 @@ def plan(solutions, exercises):
     sources = sorted(solutions.glob("[0-9][0-9]_*.ipynb"))
     if not sources:
         raise ValueError(f"no solution notebooks (NN_*.ipynb) in {str(solutions)!r}")
-    return {exercises / src.name: _render(make_exercise(_read(src), str(src))) for src in sources}
+    return {exercises / src.name: _render(make_exercise(read_named(src), str(src))) for src in sources}
 
 
-def _read(src):
-    """A solution notebook; ``ValueError`` naming the file and what is wrong with it."""
+def read_named(src):
+    """A notebook read with nbformat; ``ValueError`` naming the file and what is wrong with it."""
     import nbformat
 
     try:
