@@ -27,8 +27,8 @@ import shutil
 from pathlib import Path
 
 from .._lang import _
-from ..teach.lessons import LESSONS
 from ..grading.make import read_named
+from ..teach.lessons import LESSONS
 from . import CommandError, course
 from .snapshots import WIDGET_STATE, WIDGET_VIEW, static_widgets  # noqa: F401 - part of this module's interface
 
