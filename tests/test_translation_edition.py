@@ -54,7 +54,7 @@ def test_chinese_lessons_print_the_english_numbers(lesson):
     assert zh_path.is_file(), f"notebooks/zh/{lesson.notebook} is missing: run  perfcourse translate --execute"
     english = nbformat.read(NOTEBOOKS / lesson.notebook, as_version=4)
     chinese = {c.get("id"): c for c in nbformat.read(zh_path, as_version=4).cells}
-    checked = [c for c in english.cells if c.cell_type == "code" and "NBVAL_CHECK_OUTPUT" in c.source]
+    checked = [c for c in english.cells if c.cell_type == "code" and "nbval-check-output" in c.metadata.get("tags", [])]
     assert checked, f"{lesson.notebook} has no checked cell"
     for cell in checked:
         twin = chinese.get(cell.id)

@@ -58,7 +58,7 @@ class Quiz:
             except ValueError:
                 raise ValueError(f"answer to {q.qid} must be a number{' in ' + q.unit if q.unit else ''}; "
                                  f"got {given!r}") from None
-        right = selftest.check(q.qid, given, quiet=quiet)
+        right = bool(selftest.check(q.qid, given, quiet=quiet))
         self.results[q.qid] = right
         return right
 

@@ -19,7 +19,40 @@ from .._lang import _, current, text
 from . import questions
 from .question import Question
 
-__all__ = ["Question", "bank", "get", "shown", "check", "answer", "ask", "score"]
+__all__ = ["Question", "Checked", "bank", "get", "shown", "check", "answer", "ask", "score"]
+
+
+class Checked:
+    """What :func:`check` returns: true when the answer was right, and shown as nothing in a notebook.
+
+    The sentence :func:`check` prints is the verdict; a bare ``True`` or ``False`` under it, as
+    JupyterLab shows a cell's last value, would only repeat it. It compares equal to the bool.
+
+    Examples
+    --------
+    >>> bool(Checked(True)), Checked(False) == False, Checked(True)
+    (True, True, True)
+    """
+
+    __slots__ = ("right",)
+
+    def __init__(self, right):
+        self.right = bool(right)
+
+    def __bool__(self):
+        return self.right
+
+    def __eq__(self, other):
+        return self.right == other if isinstance(other, (bool, Checked)) else NotImplemented
+
+    def __hash__(self):
+        return hash(self.right)
+
+    def __repr__(self):
+        return repr(self.right)
+
+    def _ipython_display_(self):
+        """Nothing: the printed sentence is what the learner reads."""
 
 
 _BANK: dict[str, Question] | None = None
@@ -139,7 +172,7 @@ def _is_right(q, given):
 
 
 def check(qid, answer, *, quiet=False):
-    """Check an answer; print right/wrong with the reason; return True when right.
+    """Check an answer; print right/wrong with the reason; a :class:`Checked`, true when right.
 
     Numbers are accepted within the question's relative tolerance, also written as a string (``"100"``);
     choices by letter.
@@ -155,7 +188,7 @@ def check(qid, answer, *, quiet=False):
     if answer is None:
         if not quiet:
             print(f"[{q.qid}] " + _("No answer yet: put your answer in place of None and run this cell again."))
-        return False
+        return Checked(False)
     right = _is_right(q, answer)
     if not quiet:
         q = shown(q)
@@ -165,7 +198,7 @@ def check(qid, answer, *, quiet=False):
             tol = _(" (accepted within {rtol:.0%})").format(rtol=q.rtol) if q.kind == "number" else ""
             print(_("Not quite. [{qid}] You gave {given}; the answer is {reference}{tol}. {why}").format(
                 qid=q.qid, given=repr(answer), reference=_reference_text(q), tol=tol, why=q.why))
-    return right
+    return Checked(right)
 
 
 def answer(qid):
