@@ -135,7 +135,7 @@ def _lab_settings(folder):
 
 
 @contextlib.contextmanager
-def server(cmd, url_path, *, cwd, token=None, timeout=SERVER_START_S, any_status=False):
+def server(cmd, url_path, *, cwd, token=None, timeout=SERVER_START_S, any_status=False, extra_env=None):
     """Start a Jupyter-family server on a free loopback port; yield its base URL; always stop it.
 
     ``url_path`` is polled until it answers (see :func:`wait_for_http`); it must be cheap to serve.
@@ -144,7 +144,7 @@ def server(cmd, url_path, *, cwd, token=None, timeout=SERVER_START_S, any_status
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, JUPYTER_CONFIG_DIR=f"{tmp}/config", JUPYTER_RUNTIME_DIR=f"{tmp}/runtime",
                    JUPYTERLAB_SETTINGS_DIR=f"{tmp}/settings", JUPYTERLAB_WORKSPACES_DIR=f"{tmp}/ws",
-                   PERFCOURSE_BACKEND=os.environ.get("PERFCOURSE_BACKEND", "numpy"))
+                   PERFCOURSE_BACKEND=os.environ.get("PERFCOURSE_BACKEND", "numpy"), **(extra_env or {}))
         _lab_settings(f"{tmp}/settings")
         args = [a.format(port=port, token=token or "") for a in cmd]
         log = open(Path(tmp) / "server.log", "w")  # noqa: SIM115 - closed below

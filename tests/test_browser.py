@@ -129,18 +129,26 @@ def test_start_here_shows_the_backend(lab):
     assert re.search(r"\bnumpy\b", text, re.I) and "CPU" in text, "the environment check shows no backend"
 
 
-def test_present_shows_widgets_without_code(page):
+def test_present_shows_widgets_without_code_and_writes_no_record(page, tmp_path, monkeypatch):
+    from perfcourse.cli import present
     from perfcourse.cli.present import find_lesson, voila_command
 
+    seen = {}
+    monkeypatch.setattr(present, "serve", lambda cmd, cwd, env=None: seen.update(env or {}) or 0)
+    assert cli.main(["present", "3", "--no-browser"]) == 0
     cmd = voila_command(find_lesson(3, NOTEBOOKS), port="{port}", no_browser=True)
+    records = {"PERFCOURSE_HOME": str(tmp_path), **seen}      # the environment `perfcourse present` gives Voila
+    assert records["PERFCOURSE_RECORD"] == "0"
     # a static path tells that Voila listens; "/" would run the whole notebook for each poll
-    with server(cmd, "/voila/static/ready-check", cwd=NOTEBOOKS, any_status=True) as base:
+    with server(cmd, "/voila/static/ready-check", cwd=NOTEBOOKS, any_status=True, extra_env=records) as base:
         page.goto(base, wait_until="commit")
         slider = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="serial")).first
         slider.wait_for(state="visible", timeout=2 * PAGE_TIMEOUT_MS)
         screenshot(page, "present-amdahl")
         assert page.locator(".jp-InputArea-editor").count() == 0, "Voila showed source code"
         assert "amdahl_speedup(" not in page.content().split("<body", 1)[1].split("widget-state", 1)[0]
+        page.get_by_text("your guess").first.wait_for(timeout=2 * PAGE_TIMEOUT_MS)   # a prediction cell ran
+    assert list(tmp_path.iterdir()) == [], "a presentation wrote a learner's prediction log"
 
 
 @pytest.fixture(scope="module")

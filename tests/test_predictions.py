@@ -103,3 +103,14 @@ def test_predictions_command_reads_the_log_and_plots(home, tmp_path, capsys):
     assert png.stat().st_size > 1000
     assert cli.main(["predictions", "--log", str(tmp_path / "missing.jsonl")]) == 1
     assert capsys.readouterr().err.startswith("perfcourse predictions: no prediction log")
+
+
+def test_nothing_is_recorded_while_presenting(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PERFCOURSE_HOME", str(tmp_path))
+    monkeypatch.setenv("PERFCOURSE_RECORD", "0")
+    entry = predictions.record("03-present", guess=2.0, model=3.0, measured=2.5, unit="x")
+    assert "your guess" in capsys.readouterr().out and entry.guess == 2.0
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.delenv("PERFCOURSE_RECORD")
+    predictions.record("03-present", guess=2.0, model=3.0, measured=2.5, unit="x")
+    assert [e.key for e in predictions.load(tmp_path / "predictions.jsonl")] == ["03-present"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .._lang import ENV
 from ..teach import lessons
+from ..teach.predictions import ENV_RECORD
 from . import CommandError, course
 from .lab import add_lang_argument, lang_of
 from .serving import add_server_arguments, headless, installed, serve
@@ -56,6 +57,7 @@ def run(args):
     if not installed("voila"):
         raise CommandError("Voila is not installed; install it with  python -m pip install voila")
     print(f"Presenting {path.name} with code hidden; stop with Ctrl-C.", flush=True)
-    if lang != "en":   # the kernels print in the lesson's language
-        return serve(cmd, cwd=path.parent, env={ENV: lang})
-    return serve(cmd, cwd=path.parent)
+    env = {ENV_RECORD: "0"}      # a presentation shows guesses and measurements but writes no learner's record
+    if lang != "en":             # the kernels print in the lesson's language
+        env[ENV] = lang
+    return serve(cmd, cwd=path.parent, env=env)

@@ -41,9 +41,10 @@ from .._check import real
 from .._lang import _
 from ..models.verdicts import closeness
 
-__all__ = ["ENV_HOME", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
+__all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
 
 ENV_HOME = "PERFCOURSE_HOME"   # folder of the learner's own records; default: the user's data folder
+ENV_RECORD = "PERFCOURSE_RECORD"   # "0": show comparisons, append nothing (perfcourse present sets it)
 _KEY = re.compile(r"^(\d\d)-[a-z0-9][a-z0-9-]*$")
 _WIDTH = 12
 
@@ -134,13 +135,14 @@ def record(key, *, guess, model, measured, unit, about="", show=True, keep=True)
     about : str
         What was measured: workload, batch, shape, dtype and percentile.
     show, keep : bool
-        Print the comparison; append it to :func:`log_path`.
+        Print the comparison; append it to :func:`log_path` (never while ``PERFCOURSE_RECORD=0``, as
+        in a presentation: the presenter's own log is not a learner's record).
     """
     key, guess, model, measured = _checked(key, guess, model, measured, unit, about)
     entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time())
     if show:
         print(entry)
-    if keep:
+    if keep and os.environ.get(ENV_RECORD, "").strip() != "0":
         path = log_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as f:
