@@ -189,3 +189,51 @@ def test_the_checkout_is_the_lab_root():
     root, source = lab.course_folders()
     assert root == ROOT and source is None
     assert (root / "exercises").is_dir() and f"--ServerApp.root_dir={ROOT}" in lab.lab_command(root)
+
+
+def _held_port():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    return s, s.getsockname()[1]
+
+
+def test_a_busy_port_is_said_in_one_line(tmp_path, monkeypatch, capsys):
+    from perfcourse import cli
+    from perfcourse.cli import lab, present
+
+    held, number = _held_port()
+    try:
+        started = []
+        monkeypatch.setattr(lab, "serve", lambda cmd, cwd, env=None: started.append(cmd) or 0)
+        monkeypatch.setattr(present, "serve", lambda cmd, cwd, env=None: started.append(cmd) or 0)
+        for command in (["lab", "--dir", str(tmp_path / "course")], ["present", "3"]):
+            assert cli.main([*command, "--no-browser", "--port", str(number)]) == 1
+            err = capsys.readouterr().err.strip().splitlines()
+            assert err == [f"perfcourse {command[0]}: --port {number} is in use (`jupyter server list` shows the "
+                           "JupyterLabs still running); choose another port"]
+        assert started == []
+        monkeypatch.setattr(lab, "LAB_PORT", number)        # the default is held: the next free one, said once
+        assert cli.main(["lab", "--dir", str(tmp_path / "course"), "--no-browser"]) == 0
+        said = [line for line in capsys.readouterr().out.splitlines() if "is in use" in line]
+        chosen = int(next(a for a in started[0] if a.startswith("--port=")).split("=")[1])
+        assert chosen > number and "--ServerApp.port_retries=0" in started[0]
+        assert said == [f"port {number} is in use (`jupyter server list` shows the JupyterLabs still running); "
+                        f"JupyterLab serves on port {chosen} instead"]
+    finally:
+        held.close()
+
+
+def test_the_servers_deprecation_warnings_are_not_shown(monkeypatch):
+    from perfcourse.cli.lab import lab_command
+
+    monkeypatch.delenv("PYTHONWARNINGS", raising=False)
+    code = "import warnings; warnings.warn('old', DeprecationWarning); print('ran')"
+    out = subprocess.run([sys.executable, "-c", f"from perfcourse.cli.serving import serve; "
+                          f"serve([{sys.executable!r}, '-c', {code!r}], '.')"], capture_output=True, text=True,
+                         timeout=60)
+    assert "ran" in out.stdout and "DeprecationWarning" not in out.stderr, out.stderr
+    # Voila's server extension, which JupyterLab does not need, resets that filter for its own warnings
+    assert "--ServerApp.jpserver_extensions={'voila.server_extension': False}" in lab_command(".")

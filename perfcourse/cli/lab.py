@@ -18,7 +18,9 @@ from pathlib import Path
 from .._lang import ENV, resolve
 from ..teach.lessons import FIRST
 from . import CommandError, course
-from .serving import add_server_arguments, headless, installed, serve
+from .serving import add_server_arguments, choose_port, headless, installed, serve
+
+LAB_PORT = 8888     # JupyterLab's own default
 
 START = f"notebooks/{FIRST.notebook}"
 
@@ -31,11 +33,13 @@ def start(lang="en"):
 def lab_command(root, *, port=None, no_browser=False, lang="en"):
     """The JupyterLab command: rooted at the course folder ``root``, opening the first lesson in ``lang``."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-           f"--LabApp.default_url=/lab/tree/{start(lang)}"]
+           f"--LabApp.default_url=/lab/tree/{start(lang)}",
+           # Voila's extension (for `perfcourse present`, not JupyterLab) only adds a deprecation warning here
+           "--ServerApp.jpserver_extensions={'voila.server_extension': False}"]
     if no_browser:
         cmd.append("--no-browser")
     if port:
-        cmd.append(f"--port={port}")
+        cmd += [f"--port={port}", "--ServerApp.port_retries=0"]    # the port chosen, or a failure: never another
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     return cmd
@@ -99,7 +103,8 @@ def run(args):
         raise CommandError(f"this course has no Chinese edition yet ({start(lang)} is missing); open it in English, "
                            "or generate it with  perfcourse translate")
     no_browser = args.no_browser or headless()
-    cmd = lab_command(root, port=args.port, no_browser=no_browser, lang=lang)
+    chosen = args.port if args.dry_run else choose_port(args.port, LAB_PORT, server="JupyterLab")
+    cmd = lab_command(root, port=chosen, no_browser=no_browser, lang=lang)
     if not args.dry_run and not installed("jupyterlab"):
         raise CommandError("JupyterLab is not installed; install it with  python -m pip install jupyterlab")
     if source is not None:

@@ -15,7 +15,9 @@ from ..teach import lessons
 from ..teach.predictions import ENV_RECORD
 from . import CommandError, course
 from .lab import add_lang_argument, lang_of
-from .serving import add_server_arguments, headless, installed, serve
+from .serving import add_server_arguments, choose_port, headless, installed, serve
+
+VOILA_PORT = 8866   # Voila's own default
 
 
 def find_lesson(number, nbdir):
@@ -50,7 +52,8 @@ def run(args):
         path = find_lesson(args.lesson, nbdir if lang == "en" else nbdir / course.EDITION)
     except (ValueError, TypeError, FileNotFoundError) as err:
         raise CommandError(str(err), code=2 if isinstance(err, (ValueError, TypeError)) else 1) from None
-    cmd = voila_command(path, port=args.port, no_browser=args.no_browser or headless())
+    chosen = args.port if args.dry_run else choose_port(args.port, VOILA_PORT, server="Voila")
+    cmd = voila_command(path, port=chosen, no_browser=args.no_browser or headless())
     if args.dry_run:
         print(" ".join(cmd))
         return 0

@@ -20,7 +20,8 @@ import sys
 
 from . import CommandError
 
-__all__ = ["add_server_arguments", "port", "headless", "installed", "serve", "stop", "STOP_SIGNALS", "GRACE_S"]
+__all__ = ["add_server_arguments", "port", "choose_port", "headless", "installed", "serve", "stop", "STOP_SIGNALS",
+           "GRACE_S"]
 
 STOP_SIGNALS = tuple(  # the requests to stop that a terminal or a service manager sends
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -36,6 +37,33 @@ def port(text):
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 65535; got {text!r}")
     return value
+
+
+def _busy(number):
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", number))
+        except OSError:
+            return True
+    return False
+
+
+def choose_port(requested, default, *, server, tries=50):
+    """The port to serve on: ``requested`` if it is free (else a one-line failure), or the first free one from
+    ``default`` up, said in one line when it is not ``default`` (a server left running holds it)."""
+    hint = "`jupyter server list` shows the JupyterLabs still running"
+    if requested:
+        if _busy(requested):
+            raise CommandError(f"--port {requested} is in use ({hint}); choose another port")
+        return requested
+    for number in range(default, default + tries):
+        if not _busy(number):
+            if number != default:
+                print(f"port {default} is in use ({hint}); {server} serves on port {number} instead", flush=True)
+            return number
+    raise CommandError(f"ports {default} to {default + tries - 1} are all in use ({hint}); choose one with --port")
 
 
 def add_server_arguments(parser, *, dir_help):
@@ -62,7 +90,9 @@ def installed(module):
 def serve(cmd, cwd, *, grace=GRACE_S, env=None):
     """Run a server command until it exits or this process is asked to stop; the exit status.
 
-    ``env``: variables to add to this process's environment for the server and its kernels.
+    ``env``: variables to add to this process's environment for the server and its kernels. Their
+    deprecation warnings (the servers' own, of no use to a learner) are not shown unless
+    ``PYTHONWARNINGS`` asks for them.
 
     Stopped by SIGINT (Ctrl-C), the status is 0; by SIGTERM or SIGHUP, 128 + the signal's number. A
     server that exits non-zero by itself is a :class:`CommandError` (its own messages are above).
@@ -72,7 +102,9 @@ def serve(cmd, cwd, *, grace=GRACE_S, env=None):
     received = []
     previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in STOP_SIGNALS}
     try:
-        proc = subprocess.Popen(list(cmd), cwd=cwd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+        quiet = {} if "PYTHONWARNINGS" in os.environ else {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env={**os.environ, **quiet, **(env or {})},
+                                stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         while proc.poll() is None and not received:
             with contextlib.suppress(subprocess.TimeoutExpired):
