@@ -62,9 +62,10 @@ def _text(value, field, limit=400):
 class Kernel:
     """One sandboxed kernel process (see the module's docstring)."""
 
-    def __init__(self, sandbox, *, memory_bytes=None):
+    def __init__(self, sandbox, *, memory_bytes=None, exercise=None):
         self.sandbox = sandbox
         sized = {} if memory_bytes is None else {"memory_bytes": int(memory_bytes)}
+        sized.update({} if exercise is None else {"exercise": exercise})
         self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **sized)
         sandbox.track(self)
         self._buf, self._ids, self.alive = bytearray(), itertools.count(1), True

@@ -43,6 +43,7 @@ from pathlib import Path
 from .hostview import closed_folders, descendants, host_uid, read_line
 from .limits import BASE_UID, THREAD_CAP, TMP_BYTES, Cgroups, kernel_uid
 from .seccomp import seccomp_filter
+from .withheld import WITHHELD, withhold
 
 __all__ = ["SandboxError", "Sandbox", "bwrap_path", "seccomp_filter"]
 
@@ -167,7 +168,21 @@ class Sandbox:
                 hidden.add(real)
         return sorted(hidden)
 
-    def _binds(self):
+    def package_copy(self, exercise=None):
+        """The package copy a kernel of ``exercise`` sees: without that exercise's withheld functions."""
+        base = self.root / "perfcourse"
+        if exercise not in WITHHELD:
+            return base
+        with self._lock:
+            copy = self.root / f"perfcourse-{exercise}"
+            if not copy.is_dir():
+                building = self.root / f".perfcourse-{exercise}"
+                shutil.copytree(base, building, symlinks=True)
+                withhold(building, exercise)
+                building.rename(copy)
+        return copy
+
+    def _binds(self, exercise=None):
         """The mounts, shallowest first so that deeper ones land on top (a hidden folder over /usr, the
         environment inside a hidden checkout, the package copy over the package)."""
         mounts = []
@@ -180,13 +195,14 @@ class Sandbox:
         mounts += [(path, ["--ro-bind", path, path]) for path in _python_dirs()]
         mounts += [(path, ["--tmpfs", path]) for path in self.hidden]
         mounts.append(("/tmp", ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]))   # before an environment in /tmp
-        mounts += [(str(package_dir()), ["--ro-bind", str(self.root / "perfcourse"), str(package_dir())]),
+        mounts += [(str(package_dir()), ["--ro-bind", str(self.package_copy(exercise)), str(package_dir())]),
                    (RUNNER_DIR, ["--ro-bind", str(self.root / "support"), RUNNER_DIR])]
         mounts.sort(key=lambda m: len(Path(m[0]).parts))
         return [arg for _, args in mounts for arg in args]
 
-    def command(self, program):
-        """The ``bwrap`` command line running ``program`` (a list) in a fresh sandbox, as its pid 1.
+    def command(self, program, exercise=None):
+        """The ``bwrap`` command line running ``program`` (a list) in a fresh sandbox, as its pid 1; a kernel
+        of ``exercise`` sees the package without that exercise's withheld functions (:mod:`withheld`).
 
         ``/proc/sys`` is read-only whatever the kernel's host user; the program's environment is
         only :data:`ENV` (and bubblewrap itself starts with an empty one, see :meth:`spawn`).
@@ -194,7 +210,7 @@ class Sandbox:
         args = [self.bwrap, "--unshare-user", "--disable-userns", "--unshare-ipc", "--unshare-pid", "--unshare-net",
                 "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--as-pid-1", "--new-session",
                 "--uid", "1000", "--gid", "1000", "--hostname", "grading",
-                *self._binds(), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+                *self._binds(exercise), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
                 "--remount-ro", "/dev", "--dir", WORKDIR, "--chdir", WORKDIR,
                 # the root and the covers of hidden folders are tmpfs of no size limit: read-only, only /tmp takes files
                 *[arg for path in self.hidden for arg in ("--remount-ro", path)], "--remount-ro", "/",
@@ -226,7 +242,7 @@ class Sandbox:
         return [os.path.abspath(sys.executable), "-I", "-S", str(self.root / "support" / "launch.py"), spec, "--",
                 *command]
 
-    def spawn(self, program=None, *, memory_bytes=DEFAULT_MEMORY_BYTES, **popen):
+    def spawn(self, program=None, *, memory_bytes=DEFAULT_MEMORY_BYTES, exercise=None, **popen):
         """Start ``program`` (default: the runner) in a new sandbox; a :class:`subprocess.Popen`.
 
         ``memory_bytes``: what the kernel may allocate, which sizes its memory cgroup (where there
@@ -247,7 +263,7 @@ class Sandbox:
                     os.chown(work, uid, uid)
                 proc = subprocess.Popen(program, cwd=work, env=env, start_new_session=True, **popen)
             else:
-                args, program = self.command(program or [python, "-I", f"{RUNNER_DIR}/runner.py"])
+                args, program = self.command(program or [python, "-I", f"{RUNNER_DIR}/runner.py"], exercise)
                 fd = os.open(self.root / "seccomp.bpf", os.O_RDONLY)
                 try:
                     seccomp = ["--seccomp", str(fd)] if self.seccomp else []

@@ -62,6 +62,7 @@ class _Job:
     memory_bytes: int
     max_output_bytes: int
     until: float = float("inf")       # the whole notebook's end (monotonic): its cells, restarts and parts
+    exercise: str | None = None       # its kernels see the package without this exercise's withheld functions
 
 
 def _problem(report, job):
@@ -81,7 +82,7 @@ def _problem(report, job):
 
 def _run_notebook(job):
     """Start a kernel and run the notebook: (kernel or None, failures, fatal reason or None, defined names)."""
-    kernel = Kernel(job.sandbox, memory_bytes=job.memory_bytes)
+    kernel = Kernel(job.sandbox, memory_bytes=job.memory_bytes, exercise=job.exercise)
     failures, number = [], 1
     try:
         deadline = min(time.monotonic() + job.timeout_s, job.until)
@@ -186,7 +187,8 @@ def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_by
     names = sorted({n for p in parts(exercise) for n in p.needs})
     started = time.monotonic()
     budget = total_time(exercise, timeout_s, part_timeout)
-    job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget)
+    job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget,
+               exercise)
     kernel, failures, fatal, defined = _run_notebook(job)
     run = NotebookRun(failures, fatal)
     try:

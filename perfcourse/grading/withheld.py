@@ -1,0 +1,84 @@
+"""What a graded notebook cannot call: the course's own implementation of what its exercise asks for.
+
+Lessons use ``pc.scaling.fit_serial_fraction`` to show an idea; exercise 03 asks the learner to
+write it. While an exercise is graded, its kernel sees a copy of the package in which each
+function of :data:`WITHHELD` for that exercise is gone: its source (and compiled cache) is
+replaced by a stub that raises, so that neither a call nor ``inspect.getsource`` nor reading the
+file reaches the implementation. The rest of the package is unchanged, and the grader's own
+process keeps the real one. This is done to the files of the sandbox's copy, outside the
+learner's process, never with a hook inside it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+__all__ = ["WITHHELD", "withhold", "message"]
+
+# exercise -> {module below perfcourse/: [function, or Class.method, ...]}
+WITHHELD = {
+    "ex01": {"models/latency.py": ["largest_batch_under_slo"]},
+    "ex02": {"models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"]},
+    "ex03": {"models/scaling.py": ["fit_serial_fraction"], "models/laws.py": ["karp_flatt"]},
+    "ex04": {"models/scaling.py": ["strong_scaling", "weak_scaling"]},
+    "ex05": {"models/counts.py": ["get"]},
+    "ex07": {"models/allreduce.py": ["ring_allreduce_time", "ring_terms", "latency_crossover", "fit_alpha_beta",
+                                     "step_time", "predicted_efficiency"]},
+    "ex10": {"models/counts.py": ["scan_work_span", "scan_offsets"]},
+    "ex11": {"models/counts.py": ["warp_sectors", "chunked_sweep_sectors", "triad_sector_bytes"]},
+    "ex12": {"models/claimcheck.py": ["make_card", "supported", "problems", "speedup_spread"]},
+    "ex13": {"models/stepprofile.py": ["finish_times", "step_time", "critical_path", "floors", "bound_of",
+                                       "roofline_time", "first_change", "path_problem"]},
+}
+
+
+def message(exercise, qualified):
+    """What calling a withheld function says.
+
+    Examples
+    --------
+    >>> message("ex03", "perfcourse.models.laws.karp_flatt")
+    'perfcourse.models.laws.karp_flatt is withheld while exercise 03 is graded: the exercise asks you to write it'
+    """
+    return f"{qualified} is withheld while exercise {exercise[2:]} is graded: the exercise asks you to write it"
+
+
+def _stub(name, text, indent):
+    pad = " " * indent
+    return [f"{pad}def {name}(*args, **kwargs):\n", f"{pad}    raise RuntimeError({text!r})\n"]
+
+
+def _replace(source, names, exercise, module):
+    """``source`` with each of ``names`` (``f`` or ``Class.m``) replaced by a stub; ValueError for one not found."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    spans = []
+    for name in names:
+        owner, _, attr = name.rpartition(".")
+        body = tree.body
+        if owner:
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner), None)
+            body = cls.body if cls is not None else []
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == attr),
+                    None)
+        if node is None:
+            raise ValueError(f"{module} has no {name} to withhold for {exercise}")
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+        qualified = "perfcourse." + module[:-3].replace("/", ".") + "." + name
+        spans.append((first, node.end_lineno, _stub(attr, message(exercise, qualified), node.col_offset)))
+    for first, end, stub in sorted(spans, reverse=True):
+        lines[first:end] = stub
+    return "".join(lines)
+
+
+def withhold(package, exercise):
+    """Withhold ``exercise``'s functions in the package copy at ``package`` (a folder); the modules changed."""
+    changed = []
+    for module, names in WITHHELD.get(exercise, {}).items():
+        path = Path(package) / module
+        path.write_text(_replace(path.read_text(encoding="utf-8"), names, exercise, module), encoding="utf-8")
+        for cached in (path.parent / "__pycache__").glob(path.stem + ".*.pyc"):
+            cached.unlink()
+        changed.append(module)
+    return changed

@@ -1,0 +1,90 @@
+"""A part is not answered by calling the course's own implementation of it.
+
+While an exercise is graded, its kernel sees the package without that exercise's withheld
+functions (``perfcourse.grading.withheld``): calling one raises with a message naming it, and its
+source is not in the files the kernel can read. The grader's own process keeps the real package.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import perfcourse
+from perfcourse.grading.grade import grade
+from perfcourse.grading.sandbox import Sandbox, bwrap_path, kill
+from perfcourse.grading.withheld import WITHHELD, message, withhold
+
+ROOT = Path(__file__).resolve().parent.parent
+UNSAFE = bwrap_path() is None and os.environ.get("PERFCOURSE_REQUIRE_BWRAP") != "1"
+
+
+@pytest.mark.parametrize("exercise", sorted(WITHHELD))
+def test_each_withheld_function_is_a_stub_and_its_source_is_gone(tmp_path, exercise):
+    copy = tmp_path / "perfcourse"
+    shutil.copytree(Path(perfcourse.__file__).parent, copy, ignore=shutil.ignore_patterns("course"))
+    assert sorted(withhold(copy, exercise)) == sorted(WITHHELD[exercise])
+    for module, names in WITHHELD[exercise].items():
+        text = (copy / module).read_text(encoding="utf-8")
+        original = (Path(perfcourse.__file__).parent / module).read_text(encoding="utf-8")
+        for name in names:
+            qualified = "perfcourse." + module[:-3].replace("/", ".") + "." + name
+            assert message(exercise, qualified) in text
+            body = original.split(f"def {name.rpartition('.')[2]}(", 1)[1].split('"""')[1]   # its docstring
+            assert body not in text, f"{qualified}: the implementation is still in the copy"
+        assert not list((copy / module).parent.glob(f"__pycache__/{Path(module).stem}.*.pyc"))
+
+
+def test_a_graded_kernel_cannot_call_or_read_the_withheld_functions():
+    probe = r'''
+import inspect, json
+import perfcourse as pc
+seen = {}
+try:
+    pc.scaling.fit_serial_fraction([1, 2], [1.0, 1.8])
+except RuntimeError as err:
+    seen["call"] = str(err)
+seen["source"] = inspect.getsource(pc.scaling)
+seen["other"] = pc.laws.amdahl_speedup(0.1, 4)          # the rest of the package is there
+print(json.dumps(seen))
+'''
+    box = Sandbox(unsafe=UNSAFE)
+    try:
+        proc = box.spawn([sys.executable, "-I", "-c", probe], exercise="ex03", stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+        out, err = proc.communicate(timeout=120)
+        kill(proc)
+    finally:
+        box.close()
+    if UNSAFE:
+        pytest.skip("without the sandbox the kernel sees the real package")
+    seen = json.loads(out.decode().splitlines()[-1])
+    assert seen["call"] == message("ex03", "perfcourse.models.scaling.fit_serial_fraction")
+    assert "np.dot(x, y) / np.dot(x, x)" not in seen["source"] and seen["other"] > 3
+
+
+SHORTCUT_03 = r'''
+import perfcourse as pc
+def fit_serial_fraction(n, speedup):
+    return pc.scaling.fit_serial_fraction(n, speedup)
+def karp_flatt_series(n, speedup):
+    return np.array([pc.laws.karp_flatt(s, k) for s, k in zip(speedup, n)])
+'''
+
+
+@pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
+def test_calling_the_package_scores_nothing_and_says_why(tmp_path):
+    nb = nbformat.read(ROOT / "solutions" / "03_amdahl.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(SHORTCUT_03))
+    nbformat.write(nb, tmp_path / "03_amdahl.ipynb")
+    book = grade([tmp_path / "03_amdahl.ipynb"], progress=False, seed=4)
+    (sub,) = book["submissions"]
+    points = [p["points"] for p in sub["parts"]]
+    assert points == [0, 0, 2], sub["parts"]
+    assert "perfcourse.models.scaling.fit_serial_fraction is withheld while exercise 03" in sub["parts"][0]["feedback"]
+    assert "perfcourse.models.laws.karp_flatt is withheld" in sub["parts"][1]["feedback"]
