@@ -24,14 +24,14 @@ THIRD_PARTY = ("matplotlib", "ipywidgets")
 
 # layer -> what it must never import (perfcourse layers and third-party packages)
 FORBIDDEN = {
-    "models": {"measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},
+    "models": {"queueing", "measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},
     "queueing": {"measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},
-    "top": {"measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},   # units, _check
+    "top": {"models", "queueing", "measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},   # units, ...
     "measure": {"labs", "viz", "teach", "cli", "grading", "ipywidgets"},
     "labs": {"viz", "teach", "cli", "grading"},
     "viz": {"labs", "teach", "cli", "grading"},
     "teach": {"cli", "grading"},
-    "grading": {"measure", "labs", "cli"},
+    "grading": {"queueing", "measure", "labs", "viz", "cli"},
     "cli": set(),
 }
 
@@ -49,10 +49,18 @@ def _layer(module):
     return parts[1]
 
 
+def _resolved(name):
+    """``perfcourse.<short name>`` as the module it stands for (``perfcourse.timing`` is ``perfcourse.measure.timing``)."""
+    parts = name.split(".")
+    if parts[0] == "perfcourse" and len(parts) > 1 and parts[1] in perfcourse.ALIASES:
+        return ".".join(["perfcourse", perfcourse.ALIASES[parts[1]], *parts[2:]])
+    return name
+
+
 def _violations(module, loaded):
     layer = _layer(module)
     bad = []
-    for other in loaded:
+    for other in map(_resolved, loaded):
         parts = other.split(".")
         if parts[0] == "perfcourse" and len(parts) > 1 and parts[1] in FORBIDDEN[layer]:
             bad.append(other)
@@ -110,13 +118,22 @@ def test_every_module_imports_and_respects_its_layer(loaded_by_import):
 
 
 def _imports_in_source(path, module):
-    """Absolute names of everything a module's source imports, at the top or inside functions."""
+    """Absolute names of everything a module's source imports, at the top or inside functions.
+
+    Also what it reaches without an import statement of its own: ``pc.timing`` after
+    ``import perfcourse as pc`` (a lazy short name), and ``importlib.import_module("perfcourse.x")``.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    found = set()
+    found, bare = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
+            bare.update(a.asname or a.name for a in node.names if a.name == "perfcourse")
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and \
+                isinstance(node.args[0].value, str) and getattr(node.func, "attr", getattr(node.func, "id", "")) in \
+                ("import_module", "__import__"):
+            found.add(node.args[0].value)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -126,6 +143,9 @@ def _imports_in_source(path, module):
                 target = node.module
             found.add(target)
             found.update(f"{target}.{a.name}" for a in node.names)   # `from . import timing`
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bare:
+            found.add(f"perfcourse.{node.attr}")
     return found
 
 
@@ -144,6 +164,28 @@ def test_only_the_command_line_imports_the_command_line(loaded_by_import):
     users = [name for name, got in loaded_by_import.items()
              if got["ok"] and _layer(name) != "cli" and any(m.startswith("perfcourse.cli") for m in got["modules"])]
     assert not users, users
+
+
+PLANTED = {
+    # module that would hold it -> (source, the violation the scan must report)
+    "perfcourse.models.planted": ("import perfcourse as pc\n\ndef f():\n    return pc.timing.measure\n",
+                                  "perfcourse.measure.timing"),
+    "perfcourse.models.planted2": ("import importlib\nM = importlib.import_module('perfcourse.measure.timing')\n",
+                                   "perfcourse.measure.timing"),
+    "perfcourse.models.planted3": ("from ..queueing import mm\n", "perfcourse.queueing"),
+    "perfcourse.grading.planted": ("def f():\n    from ..viz import roofline\n", "perfcourse.viz"),
+    "perfcourse.grading.planted2": ("from perfcourse.queueing import mm\n", "perfcourse.queueing.mm"),
+    "perfcourse.units": ("from .models import laws\n", "perfcourse.models"),
+    "perfcourse.models.planted4": ("from perfcourse import timing\n", "perfcourse.measure.timing"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(PLANTED))
+def test_the_source_scan_finds_each_kind_of_planted_violation(tmp_path, module):
+    source, expected = PLANTED[module]
+    path = tmp_path / (module.rsplit(".", 1)[1] + ".py")
+    path.write_text(source, encoding="utf-8")
+    assert expected in _violations(module, _imports_in_source(path, module)), (module, source)
 
 
 def test_the_rule_checker_sees_a_violation():
