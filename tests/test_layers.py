@@ -50,7 +50,7 @@ def _layer(module):
 
 
 def _resolved(name):
-    """``perfcourse.<short name>`` as the module it stands for (``perfcourse.timing`` is ``perfcourse.measure.timing``)."""
+    """``perfcourse.<short name>`` as the module it stands for (``pc.timing`` is ``perfcourse.measure.timing``)."""
     parts = name.split(".")
     if parts[0] == "perfcourse" and len(parts) > 1 and parts[1] in perfcourse.ALIASES:
         return ".".join(["perfcourse", perfcourse.ALIASES[parts[1]], *parts[2:]])

@@ -26,7 +26,7 @@ def sweep_batches(make_call, batches, *, min_samples=5, progress=True, **measure
     progress : bool
         Show a tqdm progress bar.
     **measure_kwargs
-        Passed to :func:`perfcourse.timing.measure` (``repeat``, ``max_duration_s``...).
+        Passed to :func:`perfcourse.measure.timing.measure` (``repeat``, ``max_duration_s``...).
 
     Examples
     --------

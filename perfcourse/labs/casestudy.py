@@ -53,7 +53,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     Parameters
     ----------
     profile : Profile
-        Profile of the current version (from :func:`perfcourse.profiler.profile`).
+        Profile of the current version (from :func:`perfcourse.measure.profiler.profile`).
     bare_s : float
         Its wall time measured without the profiler (seconds), the figure to improve.
     settings : pipeline.Settings
@@ -81,7 +81,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     predicted 7.22 ms: drops 99 of 100 syncs, which took 1.78 ms of the bare run
     """
     if not isinstance(profile, Profile):
-        raise TypeError(f"profile must be a perfcourse.profiler.Profile; got {type(profile).__name__}")
+        raise TypeError(f"profile must be a perfcourse.measure.profiler.Profile; got {type(profile).__name__}")
     bare_s = real("bare_s", bare_s, low=0, low_open=True)
     name, value = change
     settings.but(**{name: value})   # validates the change
@@ -131,7 +131,7 @@ def bare_breakdown(profile, bare_s):
     {'kernel': 3.0, 'other': 2.0}
     """
     if not isinstance(profile, Profile):
-        raise TypeError(f"profile must be a perfcourse.profiler.Profile; got {type(profile).__name__}")
+        raise TypeError(f"profile must be a perfcourse.measure.profiler.Profile; got {type(profile).__name__}")
     bare_s = real("bare_s", bare_s, low=0, low_open=True)
     scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0
     return {kind: seconds * scale for kind, seconds in profile.breakdown().items()}
@@ -170,7 +170,7 @@ class ChangeLog:
     def add(self, settings, change, target, prediction, timing, error, why=""):
         """Record a version; decide and return whether it is kept."""
         if not isinstance(timing, Timing):
-            raise TypeError(f"timing must be a perfcourse.timing.Timing; got {type(timing).__name__}")
+            raise TypeError(f"timing must be a perfcourse.measure.timing.Timing; got {type(timing).__name__}")
         error = real("error", error, low=0)
         predicted = None if prediction is None else prediction.seconds
         if not self.entries:

@@ -1,7 +1,7 @@
 """Ranks without MPI: local processes that meet at a hub in the launching process.
 
-Where mpi4py or ``mpiexec`` is missing, :func:`perfcourse.mpirun.launch` still starts one
-process per rank (``python -m perfcourse.mpi_step --hub ADDRESS --rank r --size n ...``),
+Where mpi4py or ``mpiexec`` is missing, :func:`perfcourse.labs.mpirun.launch` still starts one
+process per rank (``python -m perfcourse.labs.mpi_step --hub ADDRESS --rank r --size n ...``),
 and this module gives them the three collectives the training step needs: a barrier, a sum
 of float32 buffers (the all-reduce) and a gather to rank 0.
 
@@ -48,7 +48,7 @@ KEY_VAR = "PERFCOURSE_HUB_KEY"   # the hub's authentication key, passed to the r
 class HubComm:
     """One rank's end: ``rank``, ``size``, ``Barrier()``, ``gather(obj, root)`` and ``sum_in_place(buf)``.
 
-    The names follow mpi4py's communicator, so :mod:`perfcourse.mpi_step` runs on either.
+    The names follow mpi4py's communicator, so :mod:`perfcourse.labs.mpi_step` runs on either.
     """
 
     def __init__(self, address, rank, size, authkey):

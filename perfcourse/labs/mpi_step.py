@@ -7,20 +7,20 @@ step with the gradient of the whole global batch, as one device would have compu
 
 Run it under an MPI launcher; rank 0 writes the results as JSON::
 
-    mpiexec -n 2 python -m perfcourse.mpi_step --out results.json --d 512 --global-batch 256
+    mpiexec -n 2 python -m perfcourse.labs.mpi_step --out results.json --d 512 --global-batch 256
 
 The same command runs unchanged across the nodes of a cluster (add the launcher's host list).
 On GPUs each rank takes the GPU whose index is its rank on its node, and the arrays are CuPy
 arrays; the gradient goes through host memory for the all-reduce (MPI from PyPI is not
 CUDA-aware), and that copy is counted as communication.
 
-Without MPI, :func:`perfcourse.mpirun.launch` starts the ranks as local processes with
+Without MPI, :func:`perfcourse.labs.mpirun.launch` starts the ranks as local processes with
 ``--hub ADDRESS --rank r --size n``; their collectives then go through the launching
-process (:mod:`perfcourse.localranks`), and the results say so in their ``"mpi"`` field.
+process (:mod:`perfcourse.labs.localranks`), and the results say so in their ``"mpi"`` field.
 
 Timing: every rank must call a collective the same number of times or the run hangs, so the
 loops here run a fixed number of iterations (no time-based warm-up as in
-:func:`perfcourse.timing.measure`); each phase is read with ``perf_counter_ns`` after a
+:func:`perfcourse.measure.timing.measure`); each phase is read with ``perf_counter_ns`` after a
 device synchronisation. Per iteration the step is split into compute, wait (the barrier
 after compute: imbalance between ranks) and communication (the all-reduce itself).
 """
@@ -180,7 +180,7 @@ def _pick_device(local_rank):
 
 
 def _parse(argv):
-    p = argparse.ArgumentParser(prog="python -m perfcourse.mpi_step", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m perfcourse.labs.mpi_step", description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, help="JSON file written by rank 0")
     p.add_argument("--d", type=int, default=512, help="features: W is d x d (default 512)")
     p.add_argument("--global-batch", type=int, default=0, help="strong scaling: global batch split over ranks")
@@ -190,7 +190,7 @@ def _parse(argv):
     p.add_argument("--warmup", type=int, default=5, help="untimed steps first")
     p.add_argument("--sweep", action="store_true", help="also time all-reduces over a range of sizes")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--hub", help="without MPI: address of the launcher's hub (see perfcourse.localranks)")
+    p.add_argument("--hub", help="without MPI: address of the launcher's hub (see perfcourse.labs.localranks)")
     p.add_argument("--rank", type=int, default=0, help="with --hub: this process's rank")
     p.add_argument("--size", type=int, default=1, help="with --hub: number of ranks")
     args = p.parse_args(argv)

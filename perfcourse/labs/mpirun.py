@@ -1,13 +1,13 @@
 """Launching :mod:`perfcourse.labs.mpi_step` under ``mpiexec`` from Python.
 
-``launch(n, ...)`` runs ``mpiexec -n n python -m perfcourse.mpi_step ...`` in a subprocess
+``launch(n, ...)`` runs ``mpiexec -n n python -m perfcourse.labs.mpi_step ...`` in a subprocess
 with a timeout and returns rank 0's JSON as a dict. The launcher is looked up next to the
 running Python (a virtual environment's ``bin/``, where the ``mpich`` wheel puts it), then on
 PATH. Each rank gets ``threads_per_rank`` BLAS threads (one by default), so N ranks use N
 cores and the one-rank baseline does not quietly use them all.
 
 Where there is no MPI (no mpi4py, or no ``mpiexec``), the ranks run as local processes whose
-collectives go through the launching process (:mod:`perfcourse.localranks`): the same step,
+collectives go through the launching process (:mod:`perfcourse.labs.localranks`): the same step,
 timed the same way, but not MPI, and every result says which transport it used. Set the
 environment variable ``PERFCOURSE_TRANSPORT`` to ``mpi`` or ``local`` to force one.
 

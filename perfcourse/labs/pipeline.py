@@ -18,7 +18,7 @@ change flips exactly one of them:
   ``"packed batch"`` (the rows packed end to end, no padding).
 
 ``NAIVE`` is every first choice. ``run(prof, batch, settings)`` returns the ``n x d`` outputs
-on the host; ``prof`` is a :class:`perfcourse.profiler.Profiler`, or ``profiler.NULL`` to time
+on the host; ``prof`` is a :class:`perfcourse.measure.profiler.Profiler`, or ``profiler.NULL`` to time
 the pipeline without the profiler's own cost. On the CPU backend, "copies" are explicit array
 copies (host to host) and "kernels" are NumPy calls, each paying Python's per-call overhead.
 """

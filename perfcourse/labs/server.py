@@ -8,10 +8,10 @@ Two threads and a queue, nothing on the network:
   requests, holding the batch open at most ``max_wait`` seconds), runs the service function
   on it, and stamps every request with its start and finish time.
 
-The result is a :class:`~perfcourse.simtrace.Trace` on the ``time.perf_counter`` clock
+The result is a :class:`~perfcourse.queueing.simtrace.Trace` on the ``time.perf_counter`` clock
 (zero when the run starts), the same record a simulation returns, so measured and simulated
 queues are read with the same tools: percentiles, throughput, and Little's law
-(:func:`~perfcourse.simtrace.little_check`).
+(:func:`~perfcourse.queueing.simtrace.little_check`).
 """
 
 from __future__ import annotations

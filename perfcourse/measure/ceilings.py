@@ -147,7 +147,7 @@ def measure_ceilings(*, quick=False, backend=None, progress=True, cached=True):
     quick : bool
         Small sizes and few repeats (seconds, for tests): the figures are then only indicative.
     backend : Backend, optional
-        Defaults to :func:`perfcourse.backend.get`.
+        Defaults to :func:`perfcourse.measure.backend.get`.
     progress : bool
         Show a tqdm progress bar.
     cached : bool

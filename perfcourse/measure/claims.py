@@ -100,9 +100,9 @@ class Claim:
 
     @classmethod
     def from_timing(cls, timing, *, workload, batch, shape, dtype, percentile="p50"):
-        """The claim a :class:`~perfcourse.timing.Timing` supports at one percentile."""
+        """The claim a :class:`~perfcourse.measure.timing.Timing` supports at one percentile."""
         if not isinstance(timing, Timing):
-            raise TypeError(f"timing must be a perfcourse.timing.Timing; got {type(timing).__name__}")
+            raise TypeError(f"timing must be a perfcourse.measure.timing.Timing; got {type(timing).__name__}")
         percentile = _percentile(percentile)
         return cls(workload, batch, shape, dtype, timing.device, timing.backend, percentile,
                    timing.percentile(float(percentile[1:])), timing.n)
@@ -161,7 +161,7 @@ def compare(baseline, new):
     """
     for name, c in (("baseline", baseline), ("new", new)):
         if not isinstance(c, Claim):
-            raise TypeError(f"{name} must be a perfcourse.claims.Claim; got {type(c).__name__}")
+            raise TypeError(f"{name} must be a perfcourse.measure.claims.Claim; got {type(c).__name__}")
     problems = [f"{name} is missing {', '.join(c.missing())}" for name, c in (("baseline", baseline), ("new", new))
                 if c.missing()]
     for f in MATCH_FIELDS:
@@ -242,7 +242,7 @@ shape 1048576, float32 | numpy on CPU, 4 samples, warm L2
     """
     prediction_s = real("prediction_s", prediction_s, low=0, low_open=True)
     if not isinstance(timing, Timing):
-        raise TypeError(f"timing must be a perfcourse.timing.Timing; got {type(timing).__name__}")
+        raise TypeError(f"timing must be a perfcourse.measure.timing.Timing; got {type(timing).__name__}")
     ref = Claim(workload, batch, shape, dtype)
     lacking = [k for k in ("workload", "batch", "shape", "dtype") if getattr(ref, k) is None]
     if lacking:

@@ -1,6 +1,6 @@
 """The course's standard measurements: each kernel at the sizes and options the lessons discuss.
 
-``run()`` times every configuration in the plan with :func:`perfcourse.timing.measure` and
+``run()`` times every configuration in the plan with :func:`perfcourse.measure.timing.measure` and
 returns one plain record per configuration (kernel, sizes, dtype, options, FLOPs, bytes,
 p50/p95/p99, achieved FLOP/s and bytes/s). ``perfcourse gpu-check`` stores these records in
 its report, so a lesson opened without a GPU can show what the same kernels did on one.

@@ -1,7 +1,7 @@
 """``perfcourse gpu-check --out DIR``: everything that needs a GPU, in one run, into one JSON report.
 
 It runs the GPU tests (``pytest -m gpu``: each CuPy kernel against its reference on the
-device), measures the ceilings, compares :func:`perfcourse.timing.measure` with
+device), measures the ceilings, compares :func:`perfcourse.measure.timing.measure` with
 ``cupyx.profiler.benchmark`` on the same kernels, reads utilization while a spin kernel keeps
 one block busy, and measures the course's standard experiments. The report (device, driver,
 CUDA and CuPy versions, date, every figure) and a log go to DIR; the report can be committed

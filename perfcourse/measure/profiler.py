@@ -97,13 +97,14 @@ class Profiler:
     Parameters
     ----------
     backend : Backend, optional
-        Defaults to :func:`perfcourse.backend.get`; on a GPU spans also get CUDA events and NVTX.
+        Defaults to :func:`perfcourse.measure.backend.get`; on a GPU spans also get CUDA events and NVTX.
     """
 
     def __init__(self, backend=None):
         self.b = backend or _backend.get()
         if not isinstance(self.b, _backend.Backend):
-            raise TypeError(f"backend must be a perfcourse.backend.Backend or None; got {type(self.b).__name__}")
+            raise TypeError(f"backend must be a perfcourse.measure.backend.Backend or None; "
+                            f"got {type(self.b).__name__}")
         self._nvtx = _Nvtx(self.b)
         self._records = []   # (name, kind, host seconds, start event, end event)
 

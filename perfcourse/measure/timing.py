@@ -146,7 +146,7 @@ def measure(fn, *args, kwargs=None, repeat=30, warmup_s=0.1, max_duration_s=10.0
     min_samples : int
         Samples taken before a sample that would cross the cap may be skipped (capped at ``repeat``).
     backend : Backend, optional
-        Defaults to :func:`perfcourse.backend.get`.
+        Defaults to :func:`perfcourse.measure.backend.get`.
 
     Examples
     --------
@@ -162,7 +162,7 @@ def measure(fn, *args, kwargs=None, repeat=30, warmup_s=0.1, max_duration_s=10.0
     min_samples = min(positive_int("min_samples", min_samples), repeat)
     b = backend or _backend.get()
     if not isinstance(b, _backend.Backend):
-        raise TypeError(f"backend must be a perfcourse.backend.Backend or None; got {type(b).__name__}")
+        raise TypeError(f"backend must be a perfcourse.measure.backend.Backend or None; got {type(b).__name__}")
 
     begin = time.perf_counter()
     deadline = begin + max_duration_s

@@ -204,7 +204,7 @@ def level_sizes(dag):
     [4, 2, 1]
     """
     if not isinstance(dag, Dag):
-        raise TypeError(f"dag must be a perfcourse.dag.Dag; got {type(dag).__name__}")
+        raise TypeError(f"dag must be a perfcourse.models.dag.Dag; got {type(dag).__name__}")
     sizes = [0] * dag.span
     for depth, cost in zip(dag.depths(), dag.costs, strict=True):
         if cost:
@@ -262,7 +262,7 @@ def greedy_time(dag, p):
     (4, 3, 7)
     """
     if not isinstance(dag, Dag):
-        raise TypeError(f"dag must be a perfcourse.dag.Dag; got {type(dag).__name__}")
+        raise TypeError(f"dag must be a perfcourse.models.dag.Dag; got {type(dag).__name__}")
     p = positive_int("p", p)
     users = [[] for _ in range(len(dag))]
     waiting = [0] * len(dag)

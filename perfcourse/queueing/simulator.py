@@ -1,7 +1,7 @@
 """A discrete-event simulator of one server with a batching policy.
 
-Give it an arrival process (a :class:`~perfcourse.servicetime.Poisson` process or measured
-arrival times), a service time that depends on the batch size (see :mod:`perfcourse.servicetime`:
+Give it an arrival process (a :class:`~perfcourse.queueing.servicetime.Poisson` process or measured
+arrival times), a service time that depends on the batch size (see :mod:`perfcourse.queueing.servicetime`:
 ``affine``, a ``table`` of measured latencies, ``exponential``, or any function of the batch
 size) and a policy:
 
@@ -10,9 +10,9 @@ size) and a policy:
 - ``"dynamic"``: serve up to ``max_batch`` requests, waiting at most ``max_wait`` seconds
   for the batch to fill once the server is free;
 - ``"continuous"``: token generation, sequences join and leave a running batch between
-  steps (see :mod:`perfcourse.continuous`).
+  steps (see :mod:`perfcourse.queueing.continuous`).
 
-Each returns a :class:`~perfcourse.simtrace.Trace`: per-request arrival, start, finish.
+Each returns a :class:`~perfcourse.queueing.simtrace.Trace`: per-request arrival, start, finish.
 
 The FCFS queue looks serial (each request waits for the one before) but it is a scan.
 Lindley's recursion ``w[n+1] = max(0, w[n] + s[n] - (a[n+1] - a[n]))`` is the same as

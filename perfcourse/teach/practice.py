@@ -1,7 +1,7 @@
 """Unlimited drills: a fresh hand calculation from every seed.
 
 ``problem(kind, seed)`` draws round numbers from the seed, computes the reference answer
-with :mod:`perfcourse.laws` and :mod:`perfcourse.roofline`, and keeps a worked explanation.
+with :mod:`perfcourse.models.laws` and :mod:`perfcourse.models.roofline`, and keeps a worked explanation.
 The learner answers with ``p.check(value)``. The same kind and seed always give the same
 problem, so a notebook can print one in a checked cell; ``seed + 1`` gives the next one.
 

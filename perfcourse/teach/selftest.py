@@ -110,7 +110,7 @@ def _suggest(qid, ids):
     if same:
         return f"the {prefix} questions are {', '.join(same)}"
     prefixes = sorted({k.split("-")[0] + "-" for k in ids})
-    return f"question ids start with one of {', '.join(prefixes)}; perfcourse.selftest.bank() lists them all"
+    return f"question ids start with one of {', '.join(prefixes)}; perfcourse.teach.selftest.bank() lists them all"
 
 
 def shown(q):

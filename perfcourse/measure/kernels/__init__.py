@@ -48,7 +48,7 @@ fma_chains         n, fmas       options ``chains``, ``threads_per_block``: depe
                                  and occupancy at equal FLOPs
 =================  ============  ====================================================
 
-CUDA C sources live beside this module as ``.cu`` files; ``perfcourse.kernels.sizes`` picks
+CUDA C sources live beside this module as ``.cu`` files; ``perfcourse.measure.kernels.sizes`` picks
 sizes from the device's cache and free memory.
 
 Examples
