@@ -141,19 +141,52 @@ def test_recorded_folder_is_package_data_of_measure():
     assert where.parent.parent == Path(recorded.__file__).parent     # perfcourse/measure/data/recorded
 
 
+def _report_problems(run):
+    """Why a recorded run is not a real GPU report (empty when it is one)."""
+    problems = []
+    if run.get("kind") != "perfcourse gpu-check":
+        problems.append("not a gpu-check report")
+    if "SYNTHETIC" in str(run.get("device", "")):
+        problems.append("a synthetic device")
+    try:
+        if datetime.datetime.fromisoformat(run["date"]).tzinfo is None:
+            problems.append("a date without a time zone")
+    except (KeyError, TypeError, ValueError):
+        problems.append("no date")
+    if not run.get("cupy"):
+        problems.append("no CuPy version")
+    try:
+        c = ceilings.Ceilings.from_dict(run["ceilings"])
+        if not (c.backend == "cupy" and c.copy_bandwidth > 1e10 and c.triad_bandwidth > 1e10):
+            problems.append("ceilings not measured on a GPU")
+        if not c.matmul_flops or not all(v > 1e11 for v in c.matmul_flops.values()):
+            problems.append("no GPU matmul rate")
+    except (KeyError, TypeError, ValueError):
+        problems.append("no ceilings")
+    if any(not (r.get("group") and r.get("name")) for r in run.get("experiments", [])):
+        problems.append("an experiment without group and name")
+    return problems
+
+
 def test_committed_recorded_runs_are_real_reports():
     runs = recorded.all_runs()
-    if not runs:
-        pytest.skip(f"no GPU run is recorded yet under {recorded.folder()}")
     for run in runs:
-        where = run["_file"]
-        assert run.get("kind") == "perfcourse gpu-check", where
-        assert "SYNTHETIC" not in run["device"], where
-        assert datetime.datetime.fromisoformat(run["date"]).tzinfo is not None, where
-        assert run.get("cupy"), where
-        c = ceilings.Ceilings.from_dict(run["ceilings"])
-        assert c.backend == "cupy" and c.copy_bandwidth > 1e10 and c.triad_bandwidth > 1e10, where
-        assert c.matmul_flops and all(v > 1e11 for v in c.matmul_flops.values()), where
-        for record in run.get("experiments", []):
-            assert record.get("group") and record.get("name"), where
-    assert recorded.latest()["_file"] == runs[-1]["_file"]
+        assert _report_problems(run) == [], run["_file"]
+    if runs:
+        assert recorded.latest()["_file"] == runs[-1]["_file"]
+
+
+def test_the_report_check_refuses_what_is_not_a_real_gpu_run():
+    real = {"kind": "perfcourse gpu-check", "device": "NVIDIA H200", "date": "2026-12-01T10:00:00+00:00",
+            "cupy": "13.6.0", "ceilings": {"device": "NVIDIA H200", "backend": "cupy", "date": "2026-12-01",
+                                           "copy_bandwidth": 4.0e12, "triad_bandwidth": 4.1e12,
+                                           "stream_elements": 2**28, "stream_dtype": "float32",
+                                           "matmul_flops": {"float32": 5.0e13}},
+            "experiments": [{"group": "stream", "name": "copy"}]}
+    assert _report_problems(real) == []
+    for change, problem in ((("device", "SYNTHETIC H200"), "a synthetic device"),
+                            (("date", "2026-12-01T10:00:00"), "a date without a time zone"),
+                            (("cupy", None), "no CuPy version"), (("kind", "other"), "not a gpu-check report"),
+                            (("ceilings", {**real["ceilings"], "backend": "numpy"}), "ceilings not measured on a GPU"),
+                            (("experiments", [{"group": "stream"}]), "an experiment without group and name")):
+        assert problem in _report_problems({**real, change[0]: change[1]})
