@@ -26,7 +26,10 @@ from .. import __version__
 __all__ = ["check", "HARNESS_MIN_S", "HARNESS_TOLERANCE"]
 
 HARNESS_MIN_S = 50e-6       # the harness must agree with cupyx for kernels at least this long
-HARNESS_TOLERANCE = 0.05    # relative difference allowed between the two medians
+# relative difference allowed between the course's median and cupyx.profiler.benchmark's for the same kernel
+# (the one tolerance: tests/test_timing.py uses it too); both sync and time the same launches, so what is
+# left is launch jitter, a few percent for kernels of at least HARNESS_MIN_S
+HARNESS_TOLERANCE = 0.10
 
 
 class _Log:

@@ -15,7 +15,17 @@ from . import laws
 from .verdicts import CLOSE_RATIO, _scalar, _time, is_close, time_against_model
 
 __all__ = ["read_verdict", "nearest_bound", "bound_verdict", "karp_flatt_verdict", "call_count_verdict",
-           "scaling_verdict"]
+           "scaling_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK"]
+
+# A ceiling bounds a time when the call reached at least half of it: below that, something the ceilings do
+# not measure (fixed costs, dependencies, shared cores) set more of the time than the ceiling did.
+BOUND_SHARE = 0.5
+# Karp-Flatt e and a measured serial fraction s this close agree whatever their ratio: near zero, a ratio
+# of two small noisy numbers says nothing (0.004 against 0.009 is "2x apart" and the same result).
+AGREE_ABS = 0.01
+# A measured speedup above n x this on n workers is more than sharing work can give: the baseline run was
+# slowed. 5% leaves room for the timing noise of a loaded 2-core machine (lesson 04's runs).
+SUPERLINEAR_SLACK = 1.05
 
 
 def read_verdict(measured_s, model_s, *, nbytes, bandwidth, what, cache_bytes=None, reused=False,
@@ -133,7 +143,7 @@ bounds it here.
     parts = [_("{rate} of {resource} ({share:.0%} of {ceiling})").format(
         rate=si(amount / t, unit), resource=resource, share=amount / t / ceiling, ceiling=si(ceiling, unit))
         for resource, amount, ceiling, unit in uses]
-    if fraction >= 0.5:
+    if fraction >= BOUND_SHARE:
         reading = _("nearest to the {name} ceiling, so that is what bounds it here")
     else:
         reading = _("no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
@@ -175,7 +185,7 @@ gives 1x). The 2-worker run took 600 µs longer than one worker: overhead that g
                  "that grows with the workers (handing out the work, waiting for a free core), not serial code."
                  ).format(**v)
     head = _("speedup {psi:.3g}x on {n:g} workers: Karp-Flatt e = {e:.3f} against s = {s:.3f} timed apart.")
-    if (s > 0 and e > 0 and is_close(e, s, band)) or abs(e - s) < 0.01:
+    if (s > 0 and e > 0 and is_close(e, s, band)) or abs(e - s) < AGREE_ABS:
         return (head + _(" Within {band:g}x of each other: the serial step explains the speedup, and the parallel "
                          "step shared out as Amdahl assumes (the gap is {gap} per run).")).format(**v)
     if e > s:
@@ -261,7 +271,7 @@ threads waited for each other).
     else:
         text = _("one worker reached {rate} of {resource} ({share:.0%} of the {ceiling} measured); each worker "
                  "brings its own, so it allows {n:g}x on {n:g} workers.")
-    if psi > 1.05 * n:
+    if psi > SUPERLINEAR_SLACK * n:
         return (text + _(" Measured {psi:.3g}x: more than {n:g} workers can give by sharing the work, so the "
                          "one-worker run was slowed (by other programs on the machine, or a cold start): rerun it "
                          "before reading more into it.")).format(**v)

@@ -12,13 +12,16 @@ from .._check import real
 from .._lang import _
 from . import laws
 
-__all__ = ["CLOSE_RATIO", "is_close", "closeness", "time_against_model", "against_model", "speedup_outcome",
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "is_close", "closeness", "time_against_model", "against_model", "speedup_outcome",
            "speedup_verdict", "amdahl_line",
            "compare_line"]
 
 # The course's one meaning of "close": two positive numbers whose ratio lies within 1/1.25 and 1.25
 # (0.8x to 1.25x). Lesson 00 introduces it; every verdict uses it.
 CLOSE_RATIO = 1.25
+# A speedup within 10% of 1x reads "no faster than one worker" (or "barely faster"), not slower or faster:
+# the run-to-run spread of one timing on a loaded machine is of that order (lesson 00's repeats).
+NEAR_ONE = 0.1
 
 
 def is_close(value, reference, band=CLOSE_RATIO):
@@ -91,7 +94,7 @@ def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO):
     """
     n = real("n", n, low=1, low_open=True)
     outcome = speedup_outcome(measured, predicted, band=band)
-    near_one = abs(measured - 1) < 0.1
+    near_one = abs(measured - 1) < NEAR_ONE
     reading = {"close": _("close to the model (within {band:g}x)"),
                "slower": _("{n:g} workers were no faster than one here") if near_one else
                _("{n:g} workers were slower than one here"),
