@@ -2,10 +2,14 @@
 
 from ... import queueing
 from ...models import laws, roofline
+from ...models.datasheets import datasheet
 from ..question import Question
 
 _TRIAD_N = 2 ** 28            # float32 triad a = b + s*c: 2 FLOPs and 12 bytes per element
-_GPU = (60e12, 4.8e12)        # a GPU's fp32 peak FLOP/s and peak bytes/s for the roofline questions
+_H200 = datasheet("NVIDIA H200", quiet=True)     # the roofline questions' GPU, from the datasheet table
+_GPU = (_H200.fp32, _H200.memory_bandwidth)     # its fp32 peak FLOP/s and peak bytes/s
+_ON_GPU = f"an H200 ({_GPU[0] / 1e12:.0f} TFLOP/s fp32, {_GPU[1] / 1e12:.2g} TB/s)"
+_RIDGE = f"{_GPU[0] / 1e12:.0f}e12/{_GPU[1] / 1e12:.2g}e12 = {_GPU[0] / _GPU[1]:.2g} FLOP/byte"
 _STEP_MS = {"CPU preprocessing": 12, "host-to-device copies": 30, "kernels": 8, "sync and queue": 5}
 
 QUESTIONS = [
@@ -101,17 +105,17 @@ QUESTIONS = [
              correct="a"),
     # lesson 05: roofline
     Question("l10-triad-bound", 5,
-             "A float32 triad a = b + s*c (2 FLOPs and 12 bytes per element) runs on a GPU with 60 TFLOP/s and "
-             "4.8 TB/s. Which roof limits it?",
-             "Its intensity is 2/12 = 0.17 FLOP/byte, far below the ridge at 60e12/4.8e12 = 12.5 FLOP/byte: "
-             "memory-bound.",
+             f"A float32 triad a = b + s*c (2 FLOPs and 12 bytes per element) runs on {_ON_GPU}. Which roof "
+             "limits it?",
+             f"Its intensity is 2/12 = 0.17 FLOP/byte, far below the ridge at {_RIDGE}: memory-bound.",
              choices=("The compute roof", "Kernel launch latency", "The memory-bandwidth roof",
                       "Neither: it reaches both"),
              correct="c"),
     Question("l10-triad-time", 5,
-             "A float32 triad over 2^28 elements (2 FLOPs, 12 bytes each) runs on a GPU with 60 TFLOP/s and "
-             "4.8 TB/s. What is its roofline lower bound on time, in milliseconds?",
-             "bytes / bandwidth = 12 x 2^28 B / 4.8e12 B/s = 0.67 ms; the FLOPs would need only 0.009 ms.",
+             f"A float32 triad over 2^28 elements (2 FLOPs, 12 bytes each) runs on {_ON_GPU}. What is its "
+             "roofline lower bound on time, in milliseconds?",
+             f"bytes / bandwidth = 12 x 2^28 B / {_GPU[1] / 1e12:.2g}e12 B/s = {12e3 * _TRIAD_N / _GPU[1]:.2g} ms; "
+             f"the FLOPs would need only {2e3 * _TRIAD_N / _GPU[0]:.1g} ms.",
              reference=lambda: 1e3 * roofline.roofline_time(2 * _TRIAD_N, 12 * _TRIAD_N, *_GPU), unit="ms"),
     Question("l10-matmul-intensity", 5,
              "A 4096 x 4096 float32 matmul does 2 x 4096^3 FLOPs and, at best, moves each of its three "
@@ -119,8 +123,8 @@ QUESTIONS = [
              "2 x 4096^3 / (3 x 4 x 4096^2) = 683 FLOP/byte: well above any ridge point, so compute-bound.",
              reference=lambda: roofline.arithmetic_intensity(2 * 4096 ** 3, 3 * 4 * 4096 ** 2), unit="FLOP/byte"),
     Question("l10-ridge", 5,
-             "Where is the ridge point of a GPU with 60 TFLOP/s and 4.8 TB/s?",
-             "peak FLOP/s / peak bytes/s = 60e12 / 4.8e12 = 12.5 FLOP/byte; kernels below it are memory-bound.",
+             f"Where is the ridge point of {_ON_GPU}?",
+             f"peak FLOP/s / peak bytes/s = {_RIDGE.replace('/', ' / ', 1)}; kernels below it are memory-bound.",
              reference=lambda: roofline.ridge_point(*_GPU), unit="FLOP/byte"),
     # lesson 06: Little's law and queues
     Question("l10-little-500", 6,
