@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 
-from ._check import positive_int, real
+from ._check import choice, positive_int, real
 
-__all__ = ["format_seconds", "time_scale", "si", "format_bytes"]
+__all__ = ["format_seconds", "time_scale", "per_second", "si", "format_bytes", "TIME_UNITS"]
 
 _TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+TIME_UNITS = tuple(unit for unit, _ in _TIME_UNITS)     # the one spelling of each: "µs", never "us"
+_PER_SECOND = {"s": 1.0, "ms": 1e3, "µs": 1e6, "ns": 1e9}
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _BINARY = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 
@@ -41,8 +43,21 @@ def time_scale(seconds):
     return _TIME_UNITS[-1]
 
 
-def format_seconds(seconds, digits=3):
+def per_second(unit):
+    """How many of ``unit`` make a second: the factor that puts durations on an axis in that unit.
+
+    Examples
+    --------
+    >>> per_second("ms"), per_second("µs"), per_second("s")
+    (1000.0, 1000000.0, 1.0)
+    """
+    return _PER_SECOND[choice("unit", unit, TIME_UNITS)]
+
+
+def format_seconds(seconds, digits=3, *, unit=None, decimals=None):
     """A duration with the unit chosen for it (s, ms, µs or ns) and ``digits`` significant digits.
+
+    For a table's column, ``unit`` fixes the unit and ``decimals`` the digits after the point.
 
     Examples
     --------
@@ -50,11 +65,19 @@ def format_seconds(seconds, digits=3):
     ('12.3 ms', '4.2 µs', '2.5 s', '7 ns')
     >>> format_seconds(1 / 3, digits=5)
     '333.33 ms'
+    >>> format_seconds(0.0123, unit="µs"), format_seconds(2.5e-5, unit="ms", decimals=3)
+    ('1.23e+04 µs', '0.025 ms')
     """
     seconds = real("seconds", seconds)
     digits = positive_int("digits", digits)
-    unit, scale = time_scale(seconds)
-    return f"{seconds / scale:.{digits}g} {unit}"
+    if unit is None:
+        unit, scale = time_scale(seconds)
+        value = seconds / scale
+    else:
+        value = seconds * per_second(unit)
+    if decimals is not None:
+        return f"{value:.{positive_int('decimals', decimals, low=0)}f} {unit}"
+    return f"{value:.{digits}g} {unit}"
 
 
 def si(value, unit, digits=3):

@@ -39,7 +39,7 @@ def test_fit_recovers_alpha_beta_through_noise(n):
     assert fit.beta == pytest.approx(0.3e-9, rel=0.1)
     assert fit.n == n and fit.rel_error < 0.05
     assert fit.predict(m[-1], n) == pytest.approx(t[-1], rel=0.1)
-    assert "us" in str(fit) and "GB/s" in str(fit)
+    assert " µs, beta = " in str(fit) and "ns/byte" in str(fit) and "GB/s" in str(fit)
 
 
 def test_fit_never_returns_negative_terms():

@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
+from ..units import format_seconds
 
 __all__ = ["check", "HARNESS_MIN_S", "HARNESS_TOLERANCE"]
 
@@ -155,8 +156,9 @@ def _harness_vs_cupyx(b, ceilings, log):
             rows.append({"kernel": label, "harness_p50_s": ours.p50, "harness_batch": ours.batch,
                          "cupyx_median_s": median, "ratio": ratio, "at_least_50us": long_enough,
                          "agrees": (abs(ratio - 1) <= HARNESS_TOLERANCE) if long_enough else None})
-            log(f"harness vs cupyx  {label:22s} {ours.p50 * 1e6:10.2f} us  {median * 1e6:10.2f} us  "
-                f"ratio {ratio:.3f}{'' if long_enough else '  (< 50 us: batched launches vs one event pair)'}")
+            log(f"harness vs cupyx  {label:22s} {format_seconds(ours.p50, unit='µs', decimals=2):>13}  "
+                f"{format_seconds(median, unit='µs', decimals=2):>13}  "
+                f"ratio {ratio:.3f}{'' if long_enough else '  (< 50 µs: batched launches vs one event pair)'}")
         except Exception as err:  # noqa: BLE001 - keep the other comparisons
             rows.append({"kernel": label, "error": f"{type(err).__name__}: {err}"})
             log(f"harness vs cupyx  {label}: failed: {type(err).__name__}: {err}")

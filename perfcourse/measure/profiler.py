@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 
 from .._check import choice, real
+from ..units import format_seconds
 from . import backend as _backend
 
 __all__ = ["KINDS", "Profiler", "NullProfiler", "NULL", "Profile", "SpanTotal", "profile"]
@@ -206,10 +207,13 @@ class Profile:
         rows = [f"{'span':<14}{'kind':<8}{'calls':>7}{'host total':>13}{'per call':>11}{'share':>8}"
                 + ("   device total" if self.backend == "cupy" else "")]
         for s in sorted(self.spans.values(), key=lambda s: -s.host_s):
-            line = (f"{s.name:<14}{s.kind:<8}{s.count:>7}{s.host_s * 1e3:>10.3f} ms{s.host_s / s.count * 1e6:>8.2f} us"
+            line = (f"{s.name:<14}{s.kind:<8}{s.count:>7}{format_seconds(s.host_s, unit='ms', decimals=3):>13}"
+                    f"{format_seconds(s.host_s / s.count, unit='µs', decimals=2):>11}"
                     f"{s.host_s / self.wall_s if self.wall_s else 0:>8.1%}")
-            rows.append(line + (f"{s.device_s * 1e3:>12.3f} ms" if s.device_s is not None else ""))
-        rows.append(f"(one profiled run of {self.wall_s * 1e3:.3f} ms, {self.backend} on {self.device})")
+            rows.append(line + (f"{format_seconds(s.device_s, unit='ms', decimals=3):>15}"
+                                if s.device_s is not None else ""))
+        rows.append(f"(one profiled run of {format_seconds(self.wall_s, unit='ms', decimals=3)}, {self.backend} on "
+                    f"{self.device})")
         return "\n".join(rows)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import choice, out, real
+from ..units import format_seconds
 
 __all__ = ["AlphaBeta", "ring_allreduce_time", "ring_terms", "latency_crossover", "fit_alpha_beta", "bus_bandwidth",
            "step_time", "predicted_efficiency"]
@@ -137,7 +138,7 @@ class AlphaBeta:
         return ring_allreduce_time(nbytes, n, self.alpha, self.beta)
 
     def __str__(self):
-        return (f"alpha = {self.alpha * 1e6:.3g} us, beta = {self.beta * 1e9:.3g} ns/byte "
+        return (f"alpha = {format_seconds(self.alpha, unit='µs')}, beta = {format_seconds(self.beta, unit='ns')}/byte "
                 f"({self.bandwidth / 1e9:.3g} GB/s), fitted on {self.n} ranks, "
                 f"rms relative error {self.rel_error:.1%}")
 

@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 from .._check import real
+from ..units import format_seconds
 
 __all__ = ["BOUNDS", "SPAN_KEYS", "PEAK_KEYS", "span", "check_spans", "finish_times", "step_time", "critical_path",
            "floors", "bound_of", "roofline_time", "first_change", "path_problem"]
@@ -231,5 +232,6 @@ def path_problem(path, spans, rel_tol=1e-9):
             return f"{list(path)} is not a chain: {b!r} does not wait for {a!r}"
     length, total = sum(float(by_name[n]["seconds"]) for n in path), step_time(spans)
     if abs(length - total) > rel_tol * total:
-        return f"the chain {list(path)} takes {length:.6g} s, but the step takes {total:.6g} s"
+        return (f"the chain {list(path)} takes {format_seconds(length, 6)}, but the step takes "
+                f"{format_seconds(total, 6)}")
     return None

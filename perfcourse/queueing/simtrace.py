@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import real
+from ..units import format_seconds
 
 __all__ = ["Trace", "StepLog", "LittleCheck", "little_check", "percentiles"]
 
@@ -201,9 +202,10 @@ class Trace:
     def summary(self):
         """One line: count, mean wait and latency, p50/p95/p99 latency, throughput."""
         p = self.percentiles()
-        return (f"{self.policy}: {len(self)} requests, mean wait {self.wait.mean() * 1e3:.3g} ms, "
-                f"latency mean {self.latency.mean() * 1e3:.3g} ms, p50 {p['p50'] * 1e3:.3g} ms, "
-                f"p95 {p['p95'] * 1e3:.3g} ms, p99 {p['p99'] * 1e3:.3g} ms, "
+        ms = {"unit": "ms"}      # one unit for the whole line, to compare its figures at a glance
+        return (f"{self.policy}: {len(self)} requests, mean wait {format_seconds(self.wait.mean(), **ms)}, "
+                f"latency mean {format_seconds(self.latency.mean(), **ms)}, p50 {format_seconds(p['p50'], **ms)}, "
+                f"p95 {format_seconds(p['p95'], **ms)}, p99 {format_seconds(p['p99'], **ms)}, "
                 f"throughput {self.throughput():.4g} req/s")
 
 
@@ -234,7 +236,8 @@ class LittleCheck:
 
     def __str__(self):
         return (f"L measured {self.in_flight:.4g} requests vs lambda x W = {self.arrival_rate:.4g}/s x "
-                f"{self.time_in_system * 1e3:.4g} ms = {self.lambda_w:.4g} requests (ratio {self.ratio:.4f})")
+                f"{format_seconds(self.time_in_system, 4, unit='ms')} = {self.lambda_w:.4g} requests "
+                f"(ratio {self.ratio:.4f})")
 
 
 def little_check(trace, t0=None, t1=None):

@@ -215,7 +215,7 @@ def _roofline(rng):
     t = roofline.roofline_time(flops, moved, peak, bw)
     unit, seconds = units.time_scale(t)
     scale = 1 / seconds
-    bw_text = f"{bw / 1e12:g} TB/s" if bw >= 1e12 else f"{bw / 1e9:g} GB/s"
+    bw_text = units.si(bw, "B/s", digits=4)
     v = {"where": where, "tflops": peak / 1e12, "bw_text": bw_text, "what": what, "flops": flops, "peak": peak,
          "t_c": flops / peak * scale, "unit": unit, "moved": moved, "bw": bw, "t_m": moved / bw * scale,
          "t": t * scale, "intensity": roofline.arithmetic_intensity(flops, moved),

@@ -6,12 +6,11 @@ import numpy as np
 
 from .._check import choice
 from ..models.launches import Timeline
-from ..units import format_seconds
+from ..units import format_seconds, per_second
 from .style import WIDE, axes
 
 __all__ = ["draw_timeline"]
 
-_SCALE = {"s": 1.0, "ms": 1e3, "µs": 1e6}
 
 
 def draw_timeline(timeline, ax=None, *, unit="ms", title=None):
@@ -19,7 +18,7 @@ def draw_timeline(timeline, ax=None, *, unit="ms", title=None):
 
     ``unit`` is the time axis' unit: "s", "ms" or "µs". ``timeline.summary()`` says the same in words.
     """
-    scale = _SCALE[choice("unit", unit, tuple(_SCALE))]
+    scale = per_second(choice("unit", unit, ("s", "ms", "µs")))
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a Timeline from async_timeline; got {type(timeline).__name__}")
     t = timeline

@@ -15,9 +15,9 @@ def _p99_speedup():
 
 QUESTIONS = [
     Question("l00-no-sync", 0,
-             "A script launches 100 GPU kernels of 2 ms each; issuing one launch takes 5 us on the host. It reads "
+             "A script launches 100 GPU kernels of 2 ms each; issuing one launch takes 5 µs on the host. It reads "
              "the clock right after the last launch, with no synchronisation. How many ms does it report?",
-             "The launches return at once, so the timer sees only 100 x 5 us = 0.5 ms of issuing; the work "
+             "The launches return at once, so the timer sees only 100 x 5 µs = 0.5 ms of issuing; the work "
              "(about 200 ms) is still queued on the device. Synchronise before reading the clock.",
              reference=lambda: launches.async_timeline(100, 5e-6, 2e-3).host_s * 1e3, unit="ms"),
     Question("l00-claim-complete", 0,

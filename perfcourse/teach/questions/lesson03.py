@@ -15,9 +15,9 @@ QUESTIONS = [
              "1 / (0.25 + 0.75/4) = 2.29x: the serial quarter already eats more than half of the 4-worker time.",
              reference=lambda: laws.amdahl_speedup(0.25, 4), unit="x"),
     Question("l03-launch-bound", 3,
-             "A step does 100 us of useful work split over 1000 kernel launches, and each launch costs 5 us of "
+             "A step does 100 µs of useful work split over 1000 kernel launches, and each launch costs 5 µs of "
              "host time. How long does the step take, in milliseconds?",
-             "100 us + 1000 x 5 us = 5.1 ms: launches are serial work, 98% of the time here; fusing them into "
+             "100 µs + 1000 x 5 µs = 5.1 ms: launches are serial work, 98% of the time here; fusing them into "
              "one kernel removes almost all of it.",
              reference=lambda: scaling.call_overhead_time(100e-6, 1000, 5e-6) * 1e3, unit="ms"),
     Question("l03-karp-flatt", 3,

@@ -10,9 +10,9 @@ QUESTIONS = [
              "efficiency = speedup / N = 6.4 / 8 = 0.8: each GPU delivers 80% of what it would alone.",
              reference=lambda: laws.efficiency(6.4, 8)),
     Question("l07-ring-time", 7,
-             "A ring all-reduce sums a 100 MB gradient over 8 GPUs. Each message costs alpha = 5 us plus "
+             "A ring all-reduce sums a 100 MB gradient over 8 GPUs. Each message costs alpha = 5 µs plus "
              "beta = 1 ns per byte (a 1 GB/s link). How long does the all-reduce take, in milliseconds?",
-             "T = 2(N-1) alpha + 2(N-1)/N x bytes x beta = 14 x 5 us + 1.75 x 100 MB x 1 ns/B = 175.07 ms: "
+             "T = 2(N-1) alpha + 2(N-1)/N x bytes x beta = 14 x 5 µs + 1.75 x 100 MB x 1 ns/B = 175.07 ms: "
              "the bandwidth term dominates for big gradients.",
              reference=lambda: allreduce.ring_allreduce_time(100e6, 8, 5e-6, 1e-9) * 1e3, unit="ms"),
     Question("l07-strong-model", 7,
@@ -36,10 +36,10 @@ QUESTIONS = [
                       "Gradient accumulation makes the all-reduce slower, so the real figure is higher"),
              correct="b"),
     Question("l07-alpha-beta", 7,
-             "All-reduce times on 2 ranks grow from 20 us for tiny messages to 1 ms for 4 MB. Which term of "
+             "All-reduce times on 2 ranks grow from 20 µs for tiny messages to 1 ms for 4 MB. Which term of "
              "the alpha-beta model sets the time of the tiny messages?",
              "For a few bytes the m x beta term is negligible: what remains is the fixed per-message "
-             "latency alpha (here about 10 us per step, two steps on two ranks).",
+             "latency alpha (here about 10 µs per step, two steps on two ranks).",
              choices=("beta, the time per byte", "alpha, the fixed latency per message",
                       "Neither: tiny messages are free", "The number of ranks only"),
              correct="b"),

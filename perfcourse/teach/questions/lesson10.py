@@ -74,9 +74,9 @@ QUESTIONS = [
              "1/(0.05 + 0.95/64) = 15.4: a quarter of the workers' worth, with a ceiling of 20.",
              reference=lambda: laws.amdahl_speedup(0.05, 64), unit="x"),
     Question("l10-launch-ceiling", 3,
-             "A 10 ms step issues 1000 kernel launches at 5 us each; launches are serial, the rest of the step "
+             "A 10 ms step issues 1000 kernel launches at 5 µs each; launches are serial, the rest of the step "
              "parallelizes perfectly. What is the most any number of processors can speed the step up?",
-             "Launches are 1000 x 5 us = 5 ms, half the step, so s = 0.5 and speedup <= 1/s = 2: fuse kernels.",
+             "Launches are 1000 x 5 µs = 5 ms, half the step, so s = 0.5 and speedup <= 1/s = 2: fuse kernels.",
              reference=lambda: laws.amdahl_limit(1000 * 5e-6 / 10e-3), unit="x"),
     Question("l10-karp-flatt", 3,
              "A run is 6x faster on 8 workers. What serial fraction does the Karp-Flatt metric give (as a "
