@@ -142,7 +142,7 @@ def _index(entries, lang="en", switch=None):
             "<p>" + html.escape(_("Count the work, the critical path and the bytes moved before you look at the "
                                   "hardware's peak. These pages show each lesson as last run; open the notebooks in "
                                   "JupyterLab to run them yourself.", lang)) +
-            f"</p><ul style='list-style:none;padding-left:0'>\n{items}\n</ul></body></html>")
+            f"</p><ul class='pc-lessons' style='list-style:none;padding-left:0'>\n{items}\n</ul></body></html>")
 
 
 def _exporter(mathjax=MATHJAX_DIR):
