@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import time
 
 import numpy as np
@@ -31,7 +32,8 @@ from .._check import choice, positive_int, real
 from . import backend as _backend
 from .samples import NOISY_IQR, Timing
 
-__all__ = ["Timing", "NOISY_IQR", "measure", "time_without_sync", "flush_bytes", "SHORT_CALL_S"]
+__all__ = ["Timing", "NOISY_IQR", "TIME_SCALE_ENV", "time_scale", "measure", "time_without_sync", "flush_bytes",
+           "SHORT_CALL_S"]
 
 SHORT_CALL_S = 20e-6      # calls shorter than this are timed in batches
 BATCH_SAMPLE_S = 200e-6   # a batched sample lasts about this long
@@ -118,6 +120,38 @@ def _choose_batch(batch, typical, l2):
     return int(min(MAX_BATCH, max(2, math.ceil(BATCH_SAMPLE_S / max(typical, 1e-9)))))
 
 
+TIME_SCALE_ENV = "PERFCOURSE_TIME_SCALE"
+
+
+def time_scale():
+    """The share of each measurement's time budget to use: ``PERFCOURSE_TIME_SCALE`` (from 0 to 1), else 1.
+
+    The test run of the lessons sets it (the checkout's conftest.py): every measurement keeps its warm-up,
+    its synchronisation and its minimum samples, on a smaller budget; what it measures is not
+    compared there. A learner's run uses the whole budget.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ[TIME_SCALE_ENV] = "0.25"
+    >>> time_scale()
+    0.25
+    >>> del os.environ[TIME_SCALE_ENV]
+    >>> time_scale()
+    1.0
+    """
+    text = os.environ.get(TIME_SCALE_ENV, "").strip()
+    if not text:
+        return 1.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise ValueError(f"{TIME_SCALE_ENV} must be a number above 0 and at most 1 (or unset); got {text!r}")
+    return value
+
+
 def measure(fn, *args, kwargs=None, repeat=30, warmup_s=0.1, max_duration_s=10.0, l2="warm",
             name=None, batch=None, min_samples=5, backend=None):
     """Time ``fn(*args, **kwargs)`` on the current backend and return a :class:`Timing`.
@@ -133,7 +167,8 @@ def measure(fn, *args, kwargs=None, repeat=30, warmup_s=0.1, max_duration_s=10.0
     warmup_s : float
         Seconds of untimed calls first (>= 0; at least one call is always made).
     max_duration_s : float
-        Hard cap on the whole measurement, warm-up and cache flushes included (> 0). Sampling
+        Hard cap on the whole measurement, warm-up and cache flushes included (> 0); both it and
+        ``warmup_s`` are scaled by :func:`time_scale`. Sampling
         stops at the cap (one sample is always taken), and also once ``min_samples`` exist and
         the next sample would cross it; ``stopped_early`` and ``n`` say what happened.
     l2 : {"warm", "cold"}
@@ -156,8 +191,9 @@ def measure(fn, *args, kwargs=None, repeat=30, warmup_s=0.1, max_duration_s=10.0
     """
     call, name = _check_args(fn, args, kwargs, name)
     repeat = positive_int("repeat", repeat)
-    warmup_s = real("warmup_s", warmup_s, low=0)
-    max_duration_s = real("max_duration_s", max_duration_s, low=0, low_open=True)
+    scale = time_scale()
+    warmup_s = real("warmup_s", warmup_s, low=0) * scale
+    max_duration_s = real("max_duration_s", max_duration_s, low=0, low_open=True) * scale
     choice("l2", l2, ("warm", "cold"))
     min_samples = min(positive_int("min_samples", min_samples), repeat)
     b = backend or _backend.get()

@@ -71,6 +71,11 @@ def uniform(xp, rng, shape, dtype, low=0.5, high=1.5):
             return values.astype(_name(dtype))
         except (AttributeError, TypeError, NotImplementedError):
             pass  # an older CuPy without the Generator API: draw on the host below
+    if _name(dtype) in ("float32", "float64"):    # drawn in the dtype itself: no float64 copy of a large input
+        host = rng.random(shape, dtype=np.dtype(_name(dtype)))
+        host *= high - low
+        host += low
+        return xp.asarray(host)
     host = low + (high - low) * rng.random(shape)
     if _name(dtype) == "bfloat16":
         return xp.asarray(to_bfloat16(host))
