@@ -28,10 +28,11 @@ import os
 import string
 from pathlib import Path
 
-__all__ = ["ENV", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "lookup", "text", "fields",
-           "catalog_path"]
+__all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "lookup", "text",
+           "fields", "catalog_path"]
 
 ENV = "PERFCOURSE_LANG"
+EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
 LANGUAGES = ("en", "zh")
 LOCALE = Path(__file__).resolve().parent / "locale"
 _SPELLINGS = {"en": "en", "zh": "zh", "zh_cn": "zh", "zh-cn": "zh"}
@@ -69,12 +70,12 @@ def current():
 
 def _in_zh_folder():
     try:
-        if Path.cwd().name == "zh":
+        if Path.cwd().name == EDITION:
             return True
     except OSError:       # the working folder was removed
         pass
     session = os.environ.get("JPY_SESSION_NAME", "").strip()
-    return bool(session) and Path(session).parent.name == "zh"
+    return bool(session) and Path(session).parent.name == EDITION
 
 
 def catalog_path(name, lang="zh"):

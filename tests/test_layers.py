@@ -44,7 +44,7 @@ def _modules():
 
 def _layer(module):
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("units", "_check", "_syncs", "_lang", "__main__"):
+    if len(parts) == 1 or parts[1] in ("units", "_check", "_syncs", "_lang", "_course", "__main__"):
         return "top" if module != "perfcourse.__main__" else "cli"
     return parts[1]
 
@@ -219,3 +219,10 @@ def test_short_names_reach_their_modules():
         assert getattr(perfcourse, short).__name__ == f"perfcourse.{target}"
     with pytest.raises(AttributeError, match="short names are"):
         perfcourse.no_such_module  # noqa: B018
+
+
+def test_the_course_locator_names_the_registrys_first_lesson():
+    from perfcourse import _course
+    from perfcourse.teach.lessons import FIRST
+
+    assert _course.FIRST_LESSON == FIRST.notebook

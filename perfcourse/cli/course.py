@@ -23,26 +23,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._course import PACKAGE as _PACKAGE
+from .._course import checkout_root, holds_course
+from .._lang import EDITION
 from ..teach.lessons import FIRST
 
 __all__ = ["FOLDERS", "EDITION", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
            "default_work_dir", "Plan", "plan", "sync", "describe"]
 
 FOLDERS = ("notebooks", "exercises")
-EDITION = "zh"      # each folder's Chinese edition: notebooks/zh/, exercises/zh/
 MANIFEST = ".perfcourse-manifest.json"
 WORK_DIR = "perfcourse-course"
-_PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def _holds_course(root):
-    return (root / "notebooks" / FIRST.notebook).is_file()
-
-
-def checkout_root():
-    """The repository checkout this package was imported from (editable install), or None."""
-    root = _PACKAGE.parent
-    return root if _holds_course(root) else None
+_holds_course = holds_course
 
 
 def packaged_root():

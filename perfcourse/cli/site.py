@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .._lang import _
+from .._lang import EDITION, _
 from ..grading.make import read_named
 from ..teach.lessons import LESSONS
 from . import CommandError, course
@@ -35,7 +35,7 @@ from .snapshots import WIDGET_STATE, WIDGET_VIEW, static_widgets  # noqa: F401 -
 _NB_LINK = re.compile(r'href="(\d\d_[a-z0-9_]+)\.ipynb"')
 STYLE = ("<style>.pc-nav{font:15px system-ui,sans-serif;padding:8px 16px;background:#eef2f7;"
          "display:flex;gap:24px}.pc-nav a{text-decoration:none}.pc-nav .pc-lang{margin-left:auto}</style>")
-ZH = "zh"
+ZH = EDITION
 _LANG_NAMES = {"en": "English", "zh": "中文"}
 
 

@@ -24,10 +24,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._course import PACKAGE as _PACKAGE
+from .._lang import EDITION
 from . import CommandError
 
-LOCALE = Path("perfcourse", "locale", "zh")
-_PACKAGE = Path(__file__).resolve().parent.parent
+LOCALE = Path("perfcourse", "locale", EDITION)
 
 
 def add_arguments(parser):
@@ -60,10 +61,11 @@ class Unit:
 
 def units(root):
     """Every lesson and exercise of the course in ``root``, in order."""
-    out = [Unit("lesson", p, p, root / LOCALE / "notebooks" / f"{p.stem}.po", root / "notebooks" / "zh" / p.name)
+    out = [Unit("lesson", p, p, root / LOCALE / "notebooks" / f"{p.stem}.po", root / "notebooks" / EDITION / p.name)
            for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
     out += [Unit("exercise", p, root / "exercises" / p.name, root / LOCALE / "exercises" / f"{p.stem}.po",
-                 root / "exercises" / "zh" / p.name) for p in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))]
+                 root / "exercises" / EDITION / p.name)
+            for p in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))]
     return out
 
 
@@ -93,7 +95,7 @@ def _catalog(path, source_name):
 
     from ..teach.catalog import new_catalog
 
-    return polib.pofile(str(path), wrapwidth=0) if path.is_file() else new_catalog("zh", source_name)
+    return polib.pofile(str(path), wrapwidth=0) if path.is_file() else new_catalog(EDITION, source_name)
 
 
 def _save(po, path):
@@ -216,7 +218,7 @@ def check(root):
     twins = {u.target for u in units(root)}
     for folder in ("notebooks", "exercises"):
         out += [f"extra: {p.relative_to(root)} (no English notebook generates it)"
-                for p in sorted((root / folder / "zh").glob("*.ipynb")) if p not in twins]
+                for p in sorted((root / folder / EDITION).glob("*.ipynb")) if p not in twins]
     questions = root / LOCALE / "questions.po"
     out += entry_problems(_catalog(questions, "questions"), _question_entries(), "perfcourse/locale/zh/questions.po",
                           _question_place)
@@ -246,7 +248,7 @@ def execute(paths, timeout=600):
 
     from ..teach.edition import render
 
-    with tempfile.TemporaryDirectory() as home, _environment(PERFCOURSE_LANG="zh", PERFCOURSE_HOME=home):
+    with tempfile.TemporaryDirectory() as home, _environment(PERFCOURSE_LANG=EDITION, PERFCOURSE_HOME=home):
         for path in paths:
             print(f"running {path.name} ...", flush=True)
             nb = nbformat.read(path, as_version=4)
@@ -259,9 +261,9 @@ def _to_run(root, lessons):
     from ..teach.lessons import lesson
 
     if lessons is None:
-        return sorted((root / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
+        return sorted((root / "notebooks" / EDITION).glob("[0-9][0-9]_*.ipynb"))
     try:
-        paths = [root / "notebooks" / "zh" / lesson(n).notebook for n in lessons]
+        paths = [root / "notebooks" / EDITION / lesson(n).notebook for n in lessons]
     except (ValueError, TypeError) as err:
         raise CommandError(str(err), code=2) from None
     missing = [p.name for p in paths if not p.is_file()]

@@ -25,6 +25,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._lang import EDITION
 from .checks import exercises
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry", "Unreadable", "find_notebooks",
@@ -33,7 +34,6 @@ __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry",
 MAX_NOTEBOOK_BYTES = 16 << 20
 MAX_DEPTH = 16            # folders below a given folder that are searched
 MAX_ENTRIES = 100_000     # files and folders looked at in one learner's folders
-EDITION = "zh"            # the folder of a folder's Chinese edition
 
 
 @dataclass

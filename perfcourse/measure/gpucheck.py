@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
+from .._course import PACKAGE, checkout_root
 from ..units import format_seconds
 
 __all__ = ["check", "HARNESS_MIN_S", "HARNESS_TOLERANCE"]
@@ -76,9 +77,9 @@ def _versions(b):
 
 def _gpu_test_files():
     """The repository's ``tests/`` folder and its GPU test files; none in an install without a checkout."""
-    root = Path(__file__).resolve().parents[2]   # the checkout holding the package, in an editable install
-    tests = root / "tests"
-    if not (root / "notebooks" / "00_start_here.ipynb").is_file() or not tests.is_dir():
+    root = checkout_root()                        # the checkout holding the package, in an editable install
+    tests = (root or PACKAGE.parent) / "tests"
+    if root is None or not tests.is_dir():
         return tests, []
     return tests, sorted(str(p) for p in tests.glob("test_*.py") if "mark.gpu" in p.read_text(encoding="utf-8"))
 

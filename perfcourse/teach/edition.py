@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import re
 
+from .._lang import EDITION
 from .catalog import translated
 
 __all__ = ["LANG", "KINDS", "relocate", "rewrite_links", "generate", "same_notebook", "render"]
 
-LANG = "zh"
+LANG = EDITION      # the edition's language code is its folder's name
 KINDS = {"lesson": ("../exercises/", "../../exercises/zh/"), "exercise": ("../notebooks/", "../../notebooks/zh/")}
 _ABSOLUTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:|/|#|\{)")
 _INLINE = re.compile(r"(\]\(\s*<?)([^)\s>]+)")                       # [text](target "title")

@@ -1,0 +1,31 @@
+"""Where the course's own files are: the package folder, and the checkout it was imported from.
+
+One rule for every layer: the checkout is the folder above the package when it holds the course's
+first lesson (``notebooks/00_start_here.ipynb``), as in an editable install; an installed wheel has
+no checkout (its lessons are under ``perfcourse/course/``, see :mod:`perfcourse.cli.course`).
+
+Examples
+--------
+>>> PACKAGE.name
+'perfcourse'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["PACKAGE", "FIRST_LESSON", "holds_course", "checkout_root"]
+
+PACKAGE = Path(__file__).resolve().parent
+FIRST_LESSON = "00_start_here.ipynb"    # teach.lessons.FIRST's notebook; a test keeps them equal
+
+
+def holds_course(root):
+    """True when ``root`` holds the course's lessons (``notebooks/00_start_here.ipynb``)."""
+    return (Path(root) / "notebooks" / FIRST_LESSON).is_file()
+
+
+def checkout_root():
+    """The repository checkout this package was imported from (an editable install), or None."""
+    root = PACKAGE.parent
+    return root if holds_course(root) else None
