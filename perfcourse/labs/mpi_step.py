@@ -170,13 +170,11 @@ def _pick_device(local_rank):
     """On a GPU machine, use GPU number (rank on this node) modulo the GPU count."""
     if os.environ.get("PERFCOURSE_BACKEND", "").lower() == "numpy":
         return
-    try:
-        import cupy
+    from ..measure.backend import probe_cupy
 
-        if cupy.cuda.is_available():
-            cupy.cuda.Device(local_rank % cupy.cuda.runtime.getDeviceCount()).use()
-    except Exception:  # noqa: BLE001 - no CuPy or no usable GPU: the backend falls back to NumPy and says why
-        return
+    cupy, _ = probe_cupy()        # no CuPy or no usable GPU: the backend falls back to NumPy and says why
+    if cupy is not None:
+        cupy.cuda.Device(local_rank % cupy.cuda.runtime.getDeviceCount()).use()
 
 
 def _parse(argv):

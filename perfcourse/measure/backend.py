@@ -31,8 +31,30 @@ import numpy as np
 from .._lang import N_, _, lookup
 from ..units import format_bytes
 
-__all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "ENV_VAR", "CHOICES",
-           "NOT_INSTALLED", "INSTALL_CUPY"]
+__all__ = ["Backend", "get", "describe", "announce", "cpu_model", "cpu_cache_bytes", "probe_cupy", "is_gpu_array",
+           "to_numpy", "ENV_VAR", "CHOICES", "NOT_INSTALLED", "INSTALL_CUPY"]
+
+
+def is_gpu_array(a):
+    """True when ``a`` is a CuPy array (checked without importing CuPy).
+
+    Examples
+    --------
+    >>> is_gpu_array(np.zeros(2)), is_gpu_array([1.0])
+    (False, False)
+    """
+    return type(a).__module__.split(".")[0] == "cupy"
+
+
+def to_numpy(a):
+    """A NumPy array of ``a`` on the host (copied from the GPU when it is a CuPy array).
+
+    Examples
+    --------
+    >>> to_numpy([1, 2]).tolist()
+    [1, 2]
+    """
+    return a.get() if is_gpu_array(a) else np.asarray(a)
 
 ENV_VAR = "PERFCOURSE_BACKEND"
 CHOICES = ("numpy", "cupy")
@@ -94,9 +116,7 @@ class Backend:
 
     def to_numpy(self, a):
         """Return ``a`` as a NumPy array on the host (copies from the GPU when needed)."""
-        if self.on_gpu and isinstance(a, self.xp.ndarray):
-            return self.xp.asnumpy(a)
-        return np.asarray(a)
+        return to_numpy(a)
 
     def random(self, shape, dtype="float32", seed=0):
         """Fresh uniform random numbers in [0, 1) on this backend (seeded; never zeros).
@@ -165,7 +185,7 @@ def _choose(forced):
         raise ValueError(f"{ENV_VAR} must be one of 'numpy', 'cupy' or unset; got {forced!r}")
     if forced == "numpy":
         return _numpy_backend(N_("PERFCOURSE_BACKEND=numpy forces NumPy"))
-    cupy, why = _probe_cupy()
+    cupy, why = probe_cupy()
     if cupy is not None:
         return _cupy_backend(cupy, f"{ENV_VAR}=cupy" if forced == "cupy" else N_("cupy.cuda.is_available() is true"))
     if forced == "cupy":
@@ -175,8 +195,12 @@ def _choose(forced):
     return _numpy_backend(why)
 
 
-def _probe_cupy():
-    """Return (cupy module, "") when CuPy can use a GPU, else (None, the reason in words)."""
+def probe_cupy():
+    """``(cupy module, "")`` when CuPy can use a GPU, else ``(None, the reason in words)``.
+
+    The course's one GPU probe: the backend, the tests' ``gpu`` marker and the MPI step's device
+    choice all ask it. It touches a device (its compute capability) only where CuPy imports.
+    """
     try:
         import cupy
     except ModuleNotFoundError as err:

@@ -19,21 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check import real
+from ..models.percentiles import sorted_percentile
 from ..units import format_seconds
 
 __all__ = ["Timing", "NOISY_IQR"]
 
 NOISY_IQR = 0.1   # an IQR above this fraction of the median marks a timing noisy
-
-
-def _quantile(ordered, q):
-    """Linear-interpolation percentile of sorted data, clamped so it never decreases with q."""
-    pos = (len(ordered) - 1) * (q / 100.0)
-    k = math.floor(pos)
-    if k >= len(ordered) - 1:
-        return float(ordered[-1])
-    lo, hi = float(ordered[k]), float(ordered[k + 1])
-    return min(max(lo + (hi - lo) * (pos - k), lo), hi)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +72,7 @@ class Timing:
 
     def percentile(self, q):
         """The q-th percentile of the samples in seconds (linear interpolation), 0 <= q <= 100."""
-        return _quantile(self._sorted, real("q", q, low=0, high=100))
+        return sorted_percentile(self._sorted, real("q", q, low=0, high=100))
 
     @property
     def mean(self):

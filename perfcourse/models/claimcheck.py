@@ -38,6 +38,7 @@ import re
 import numpy as np
 
 from .._check import real
+from .percentiles import percentile as _percentile
 
 __all__ = ["MATCH_FIELDS", "CARD_FIELDS", "MIN_REPEATS", "Z", "REL_TOL", "percentile_name", "percentile_q",
            "quantile", "rank_interval", "repeats_needed", "speedup_spread", "make_card", "problems", "supported"]
@@ -93,7 +94,7 @@ def quantile(samples, q):
     s = real("samples", samples, low=0)
     if np.ndim(s) != 1 or s.size == 0:
         raise ValueError("samples must be a non-empty list of durations")
-    return float(np.percentile(s, real("q", q, low=0, high=100)))
+    return _percentile(s, real("q", q, low=0, high=100))
 
 
 def rank_interval(n, q):
@@ -153,7 +154,7 @@ def speedup_spread(baseline_s, candidate_s, percentile):
         if np.ndim(s) != 1 or s.size < need:
             raise ValueError(f"{side} holds {np.size(s)} samples; a card at {name} needs at least {need}")
     (bl, bh), (cl, ch) = rank_interval(b.size, q), rank_interval(c.size, q)
-    speedup = float(np.percentile(b, q) / np.percentile(c, q))
+    speedup = quantile(b, q) / quantile(c, q)
     return speedup, (float(b[bl - 1] / c[ch - 1]), float(b[bh - 1] / c[cl - 1]))
 
 

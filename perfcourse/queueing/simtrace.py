@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import real
+from ..models.percentiles import percentile
 from ..units import format_seconds
 
 __all__ = ["Trace", "StepLog", "LittleCheck", "little_check", "percentiles"]
@@ -39,7 +40,7 @@ def percentiles(values, qs=(50, 95, 99)):
         raise ValueError("values must hold at least one number to take percentiles of; got none")
     for q in qs:
         real("q", q, low=0, high=100)
-    return {f"p{q:g}": float(np.nanpercentile(v, q)) for q in qs}
+    return {f"p{q:g}": percentile(v, q) for q in qs}
 
 
 @dataclass(frozen=True)

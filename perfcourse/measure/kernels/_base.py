@@ -11,6 +11,7 @@ from ..._check import choice
 from ...models.counts import COUNTS, DTYPES, Counts, itemsize
 from ...models.counts import dtype_name as _name
 from .. import backend
+from ..backend import is_gpu_array, to_numpy
 from .bf16 import from_bfloat16, to_bfloat16
 
 __all__ = ["Kernel", "DTYPES", "itemsize", "is_gpu_array", "array_module", "uniform", "to_numpy",
@@ -18,11 +19,6 @@ __all__ = ["Kernel", "DTYPES", "itemsize", "is_gpu_array", "array_module", "unif
 
 # accepted normwise relative error against the float64 reference, per dtype
 TOLERANCE = {"float16": 2e-2, "bfloat16": 5e-2, "float32": 2e-4, "float64": 1e-10}
-
-
-def is_gpu_array(a):
-    """True when ``a`` is a CuPy array (checked without importing CuPy)."""
-    return type(a).__module__.split(".")[0] == "cupy"
 
 
 def array_module(*inputs):
@@ -33,11 +29,6 @@ def array_module(*inputs):
 
             return cupy
     return np
-
-
-def to_numpy(a):
-    """A NumPy copy of ``a`` (from the GPU when needed)."""
-    return a.get() if is_gpu_array(a) else np.asarray(a)
 
 
 def _resolve_xp(xp):
