@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import html
 import importlib.util
-import os
 import re
 import shutil
 from pathlib import Path
@@ -192,19 +191,11 @@ def _write_edition(notebooks, lessons, folder, lang, twins):
 
 
 def _execute(paths, notebooks, timeout, lang):
-    from nbclient import NotebookClient
+    from .runner import environment, execute_notebook
 
-    before = os.environ.get("PERFCOURSE_LANG")
-    os.environ["PERFCOURSE_LANG"] = lang        # the kernels started below inherit it
-    try:
+    with environment(PERFCOURSE_LANG=lang):        # the kernels started below inherit it
         for p, nb in zip(paths, notebooks, strict=True):
-            NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                           resources={"metadata": {"path": str(p.parent)}}).execute()
-    finally:
-        if before is None:
-            os.environ.pop("PERFCOURSE_LANG")
-        else:
-            os.environ["PERFCOURSE_LANG"] = before
+            execute_notebook(nb, p.parent, timeout)
 
 
 def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=False):

@@ -17,7 +17,6 @@ notebook, cell and paragraph, and each generated notebook that is missing, stale
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import tempfile
@@ -227,33 +226,17 @@ def check(root):
     return out
 
 
-@contextlib.contextmanager
-def _environment(**values):
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def execute(paths, timeout=600):
     """Run each Chinese lesson in ``paths`` in its folder with ``PERFCOURSE_LANG=zh``; store its outputs."""
     import nbformat
-    from nbclient import NotebookClient
 
     from ..teach.edition import render
+    from .runner import environment, execute_notebook
 
-    with tempfile.TemporaryDirectory() as home, _environment(PERFCOURSE_LANG=EDITION, PERFCOURSE_HOME=home):
+    with tempfile.TemporaryDirectory() as home, environment(PERFCOURSE_LANG=EDITION, PERFCOURSE_HOME=home):
         for path in paths:
             print(f"running {path.name} ...", flush=True)
-            nb = nbformat.read(path, as_version=4)
-            NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            nb = execute_notebook(nbformat.read(path, as_version=4), path.parent, timeout)
             path.write_text(render(nb), encoding="utf-8")
 
 
