@@ -173,6 +173,10 @@ def jupyterlab(cwd, token="perfcourse-test-token"):
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",
            "--port={port}", "--ServerApp.token={token}", "--ServerApp.password=", f"--ServerApp.root_dir={cwd}",
            "--ServerApp.open_browser=False"]
+    from perfcourse.cli.lab import lab_command
+
+    # the kernel transport `perfcourse lab` uses (local sockets on Linux), so that the lessons run over it here
+    cmd += [a for a in lab_command(cwd) if a.startswith("--KernelManager.")]
     return server(cmd, "/api/status?token={token}", cwd=cwd, token=token)
 
 

@@ -237,3 +237,5 @@ def test_the_servers_deprecation_warnings_are_not_shown(monkeypatch):
     assert "ran" in out.stdout and "DeprecationWarning" not in out.stderr, out.stderr
     # Voila's server extension, which JupyterLab does not need, resets that filter for its own warnings
     assert "--ServerApp.jpserver_extensions={'voila.server_extension': False}" in lab_command(".")
+    # ipykernel warns of "running over TCP without encryption" on every kernel; local sockets do not need it
+    assert ("--KernelManager.transport=ipc" in lab_command(".")) == sys.platform.startswith("linux")

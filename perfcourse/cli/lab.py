@@ -36,6 +36,8 @@ def lab_command(root, *, port=None, no_browser=False, lang="en"):
            f"--LabApp.default_url=/lab/tree/{start(lang)}",
            # Voila's extension (for `perfcourse present`, not JupyterLab) only adds a deprecation warning here
            "--ServerApp.jpserver_extensions={'voila.server_extension': False}"]
+    if sys.platform.startswith("linux"):     # kernels over local sockets: no "running over TCP without encryption"
+        cmd.append("--KernelManager.transport=ipc")
     if no_browser:
         cmd.append("--no-browser")
     if port:
