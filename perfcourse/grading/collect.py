@@ -122,7 +122,18 @@ def find_notebooks(paths):
 
 
 def _json_error(err):
-    return f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+    r"""What is wrong with a notebook's JSON, and where (some of json's messages end in "at" themselves).
+
+    Examples
+    --------
+    >>> try:
+    ...     json.loads('{"a": "x\ty"}')
+    ... except json.JSONDecodeError as err:
+    ...     _json_error(err)
+    'is not valid JSON: Invalid control character at line 1, column 9'
+    """
+    msg = err.msg[:-3] if err.msg.endswith(" at") else err.msg
+    return f"is not valid JSON: {msg} at line {err.lineno}, column {err.colno}"
 
 
 def read_notebook(path):
