@@ -24,7 +24,7 @@ THIRD_PARTY = ("matplotlib", "ipywidgets")
 
 # layer -> what it must never import (perfcourse layers and third-party packages)
 FORBIDDEN = {
-    "models": {"queueing", "measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},
+    "models": {"_lang", "queueing", "measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},   # no language
     "queueing": {"measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},
     "top": {"models", "queueing", "measure", "labs", "viz", "teach", "cli", "grading", *THIRD_PARTY},   # units, ...
     "measure": {"labs", "viz", "teach", "cli", "grading", "ipywidgets"},

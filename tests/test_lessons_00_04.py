@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import perfcourse as pc
-from perfcourse.models import explain, verdicts
+from perfcourse.teach import explain, verdicts
 from perfcourse.teach.lessons import lesson
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,7 @@ import pytest
 
 from perfcourse import _lang, cli
 from perfcourse.cli import course, lab, present, site
-from perfcourse.models import verdicts
-from perfcourse.teach import catalog, edition, extract, selftest, widgets
+from perfcourse.teach import catalog, edition, extract, selftest, verdicts, widgets
 from perfcourse.teach.lessons import LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +108,7 @@ def test_messages_are_found_in_the_source_and_the_lessons():
     for message in ("close (within {band:g}x)", "computing ...", "Pick or type an answer first.",
                     "CuPy not installed", "All lessons"):
         assert message in found, message
-    assert found["close (within {band:g}x)"][0][0] == "perfcourse/models/verdicts.py"
+    assert found["close (within {band:g}x)"][0][0] == "perfcourse/teach/verdicts.py"
     labels = extract.widget_labels(nbformat.read(LESSON, as_version=4), "notebooks/03_amdahl.ipynb")
     assert {"serial s", "workers N"} <= set(labels)
     with pytest.raises(ValueError, match=r"x\.py, line 1: _\(\) must be given one string literal"):

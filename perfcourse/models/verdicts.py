@@ -1,7 +1,7 @@
-"""Verdict sentences: a measured speedup read against the model, and the widgets' summary lines.
+"""What a verdict decides, as data: the course's one meaning of "close", and where a measurement fell.
 
-Measured speedups change from machine to machine and run to run, so a lesson never writes
-its verdict by hand: it prints the sentence these functions compute from the numbers on screen.
+No sentence is made here (models know no language): :mod:`perfcourse.teach.verdicts` and
+:mod:`perfcourse.teach.explain` turn these outcomes into the sentences a lesson prints.
 """
 
 from __future__ import annotations
@@ -9,12 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._check import real
-from .._lang import _
-from . import laws
 
-__all__ = ["CLOSE_RATIO", "NEAR_ONE", "is_close", "closeness", "time_against_model", "against_model", "speedup_outcome",
-           "speedup_verdict", "amdahl_line",
-           "compare_line"]
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "is_close", "speedup_outcome", "nearest_bound"]
 
 # The course's one meaning of "close": two positive numbers whose ratio lies within 1/1.25 and 1.25
 # (0.8x to 1.25x). Lesson 00 introduces it; every verdict uses it.
@@ -36,22 +32,6 @@ def is_close(value, reference, band=CLOSE_RATIO):
     r = real("reference", reference, low=0, low_open=True)
     band = real("band", band, low=1)
     return 1 / band <= v / r <= band
-
-
-def closeness(ratio, band=CLOSE_RATIO):
-    """Words for a ratio predicted/measured: ``"close (within 1.25x)"``, ``"2x too high"``, ``"3x too low"``.
-
-    Examples
-    --------
-    >>> closeness(1.1), closeness(2.0), closeness(0.25)
-    ('close (within 1.25x)', '2x too high', '4x too low')
-    """
-    ratio = real("ratio", ratio, low=0, low_open=True)
-    if is_close(ratio, 1.0, band):
-        return _("close (within {band:g}x)").format(band=band)
-    if ratio > 1:
-        return _("{ratio:.3g}x too high").format(ratio=ratio)
-    return _("{ratio:.3g}x too low").format(ratio=1 / ratio)
 
 
 def speedup_outcome(measured, predicted, *, band=CLOSE_RATIO):
@@ -80,110 +60,34 @@ def speedup_outcome(measured, predicted, *, band=CLOSE_RATIO):
     return "short" if m < p else "above"
 
 
-def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO):
-    """One sentence reading a measured speedup on ``n`` workers against the predicted one.
-
-    Examples
-    --------
-    >>> speedup_verdict(1.6, 1.7, 2)
-    'measured 1.60x against a predicted 1.70x on 2 workers: close to the model (within 1.25x)'
-    >>> speedup_verdict(0.8, 1.7, 2)
-    'measured 0.80x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
-    >>> speedup_verdict(0.97, 1.7, 2)
-    'measured 0.97x against a predicted 1.70x on 2 workers: 2 workers were no faster than one here'
-    """
-    n = real("n", n, low=1, low_open=True)
-    outcome = speedup_outcome(measured, predicted, band=band)
-    near_one = abs(measured - 1) < NEAR_ONE
-    reading = {"close": _("close to the model (within {band:g}x)"),
-               "slower": _("{n:g} workers were no faster than one here") if near_one else
-               _("{n:g} workers were slower than one here"),
-               "short": _("barely faster than one worker, well short of the model") if near_one else
-               _("faster than one worker, well short of the model"),
-               "above": _("better than the model")}[outcome].format(band=band, n=n)
-    return _("measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}").format(
-        measured=measured, predicted=predicted, n=n, reading=reading)
-
-
 def _scalar(name, value):
     if np.ndim(value) != 0:
         raise TypeError(f"{name} must be a single speedup > 0 (x), not a sequence; got {value!r}")
     return real(name, value, low=0, low_open=True)
 
 
-def amdahl_line(serial_fraction, n):
-    """The one-line summary the Amdahl widget prints (speedup with 2 decimals).
-
-    Examples
-    --------
-    >>> amdahl_line(0.1, 8)
-    's = 0.10, N = 8: speedup = 4.71x (limit 1/s = 10x)'
-    >>> amdahl_line(0.0, 16)
-    's = 0.00, N = 16: speedup = 16.00x (limit 1/s = inf)'
-    """
-    s = real("serial_fraction", serial_fraction, low=0, high=1)
-    n = real("n", n, low=1)
-    limit = laws.amdahl_limit(s)
-    limit_text = "inf" if np.isinf(limit) else f"{limit:.4g}x"
-    return _("s = {s:.2f}, N = {n:g}: speedup = {speedup:.2f}x (limit 1/s = {limit})").format(
-        s=s, n=n, speedup=laws.amdahl_speedup(s, n), limit=limit_text)
-
-
-def compare_line(serial_fraction, n):
-    """One line with Amdahl's and Gustafson's speedup for the same ``s`` and ``N``.
-
-    Examples
-    --------
-    >>> compare_line(0.1, 8)
-    's = 0.10, N = 8: Amdahl (fixed problem) = 4.71x, Gustafson (scaled problem) = 7.30x'
-    """
-    s = real("serial_fraction", serial_fraction, low=0, high=1)
-    n = real("n", n, low=1)
-    return _("s = {s:.2f}, N = {n:g}: Amdahl (fixed problem) = {amdahl:.2f}x, Gustafson (scaled problem) = "
-             "{gustafson:.2f}x").format(s=s, n=n, amdahl=laws.amdahl_speedup(s, n),
-                                        gustafson=laws.gustafson_speedup(s, n))
-
-
 def _time(name, value):
     return _scalar(name, value) if np.ndim(value) == 0 else real(name, value, low=0, low_open=True)
 
 
-def time_against_model(measured_s, model_s, band=CLOSE_RATIO):
-    """Where a measured time fell against the model's: within the band, or how many times faster/slower.
+def nearest_bound(seconds, uses):
+    """The ceiling a run came nearest: ``(resource, achieved / ceiling)``.
+
+    ``uses`` holds ``(resource, amount, ceiling, unit)`` per resource: the amount one run
+    needs (FLOPs, bytes) and the measured ceiling (FLOP/s, bytes/s).
 
     Examples
     --------
-    >>> time_against_model(1.1e-3, 1e-3), time_against_model(1.27e-3, 2.88e-3), time_against_model(3e-3, 1e-3)
-    ('within 1.25x of the model', '2.27x faster than the model', '3x slower than the model')
+    >>> nearest_bound(1e-3, [("compute", 1e6, 100e9, "FLOP/s"), ("memory", 8e6, 20e9, "B/s")])
+    ('memory', 0.4)
     """
-    m, p = _time("measured_s", measured_s), _time("model_s", model_s)
-    if is_close(m, p, band):
-        return _("within {band:g}x of the model").format(band=band)
-    if m < p:
-        return _("{ratio:.3g}x faster than the model").format(ratio=p / m)
-    return _("{ratio:.3g}x slower than the model").format(ratio=m / p)
-
-
-def against_model(measured, model, *, close, slower, faster, band=CLOSE_RATIO):
-    """One sentence for the case that happened: where ``measured`` fell against ``model``, then its reading.
-
-    ``measured`` and ``model`` are times, or ratios of times (larger is slower). ``close``,
-    ``slower`` and ``faster`` are the readings of the three cases; the course's "close" is
-    within ``band`` (1.25x) either way.
-
-    Examples
-    --------
-    >>> kw = dict(close="the FLOPs explain it", slower="the odd size cost more", faster="noise")
-    >>> against_model(0.987, 1.003, **kw)
-    'within 1.25x of the model: the FLOPs explain it'
-    >>> against_model(1.9, 1.003, **kw)
-    '1.89x slower than the model: the odd size cost more'
-    >>> against_model(0.5, 1.0, **kw)
-    '2x faster than the model: noise'
-    """
-    m, p = _scalar("measured", measured), _scalar("model", model)
-    for name, text in (("close", close), ("slower", slower), ("faster", faster)):
-        if not isinstance(text, str):
-            raise TypeError(f"{name} must be the sentence for that case; got {text!r}")
-    reading = close if is_close(m, p, band) else (slower if m > p else faster)
-    return _("{where}: {reading}").format(where=time_against_model(m, p, band), reading=reading)
+    t = _time("seconds", seconds)
+    if not uses:
+        raise ValueError("uses must list at least one (resource, amount, ceiling, unit)")
+    best = None
+    for resource, amount, ceiling, _unit in uses:
+        fraction = real(f"amount of {resource}", amount, low=0) / t / real(f"ceiling of {resource}", ceiling,
+                                                                             low=0, low_open=True)
+        if best is None or fraction > best[1]:
+            best = (resource, float(fraction))
+    return best

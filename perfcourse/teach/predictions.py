@@ -39,7 +39,7 @@ from pathlib import Path
 
 from .._check import real
 from .._lang import _
-from ..models.verdicts import closeness
+from .verdicts import closeness
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
 

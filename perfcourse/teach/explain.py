@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from .._check import real
 from .._lang import _
+from ..models import laws
+from ..models.verdicts import CLOSE_RATIO, _scalar, _time, is_close, nearest_bound
 from ..units import format_bytes, si
 from ..units import format_seconds as _fmt_s  # short: it sits inside long sentences
-from . import laws
-from .verdicts import CLOSE_RATIO, _scalar, _time, is_close, time_against_model
+from .verdicts import time_against_model
 
 __all__ = ["read_verdict", "nearest_bound", "bound_verdict", "karp_flatt_verdict", "call_count_verdict",
            "scaling_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK"]
@@ -102,27 +103,6 @@ cache could keep at most 50% of W between calls, and that did not make up for it
     return text.format(share=cache_bytes / nbytes if cache_bytes else 0.0, **v)
 
 
-def nearest_bound(seconds, uses):
-    """The ceiling a run came nearest: ``(resource, achieved / ceiling)``.
-
-    ``uses`` holds ``(resource, amount, ceiling, unit)`` per resource: the amount one run
-    needs (FLOPs, bytes) and the measured ceiling (FLOP/s, bytes/s).
-
-    Examples
-    --------
-    >>> nearest_bound(1e-3, [("compute", 1e6, 100e9, "FLOP/s"), ("memory", 8e6, 20e9, "B/s")])
-    ('memory', 0.4)
-    """
-    t = _time("seconds", seconds)
-    if not uses:
-        raise ValueError("uses must list at least one (resource, amount, ceiling, unit)")
-    best = None
-    for resource, amount, ceiling, _unit in uses:
-        fraction = real(f"amount of {resource}", amount, low=0) / t / real(f"ceiling of {resource}", ceiling,
-                                                                             low=0, low_open=True)
-        if best is None or fraction > best[1]:
-            best = (resource, float(fraction))
-    return best
 
 
 def bound_verdict(seconds, uses, *, what="the run"):
