@@ -88,3 +88,51 @@ def test_calling_the_package_scores_nothing_and_says_why(tmp_path):
     assert points == [0, 0, 2], sub["parts"]
     assert "perfcourse.models.scaling.fit_serial_fraction is withheld while exercise 03" in sub["parts"][0]["feedback"]
     assert "perfcourse.models.laws.karp_flatt is withheld" in sub["parts"][1]["feedback"]
+
+
+# exercise 13 rebuilt from the package's other models: the step's graph (Dag), the roofline and the nearest bound
+SHORTCUT_13 = r'''
+from perfcourse.models.dag import Dag as _Dag
+from perfcourse.models import stepprofile as _sp, roofline as _rl, verdicts as _vd
+
+def _dag(spans, seconds=None):
+    ordered = _sp.check_spans(spans)            # not withheld: topological order
+    names = list(ordered)
+    idx = {n: i for i, n in enumerate(names)}
+    g = _Dag()
+    for n in names:
+        deps = [idx[d] for d in ordered[n]["deps"]]
+        i = g.op(n, *deps) if deps else g.input(n)
+        g.costs[i] = float((seconds or {}).get(n, ordered[n]["seconds"]))
+    return g, names
+
+def critical_path(spans):
+    g, names = _dag(spans)
+    return [names[i] for i in g.critical_path()]
+
+def bound_of(span, peaks):
+    uses = [("compute", span["flops"], peaks["peak_flops"], ""), ("bandwidth", span["bytes"], peaks["bandwidth"], ""),
+            ("launch", span["launches"], 1.0 / peaks["launch_s"], ""), ("queue", span["wait_s"], 1.0, "")]
+    return _vd.nearest_bound(1.0, uses)[0]
+
+def first_change(spans, peaks):
+    best = None
+    for s in spans:
+        roof = min(s["seconds"],
+                   float(_rl.roofline_time(s["flops"], s["bytes"], peaks["peak_flops"], peaks["bandwidth"])))
+        t = _dag(spans, {s["name"]: roof})[0].span
+        if best is None or t < best[1]:
+            best = (s["name"], t)
+    return best
+'''
+
+
+@pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
+def test_rebuilding_a_part_from_the_packages_other_models_scores_nothing(tmp_path):
+    nb = nbformat.read(ROOT / "solutions" / "13_read_a_profile.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(SHORTCUT_13))
+    nbformat.write(nb, tmp_path / "13_read_a_profile.ipynb")
+    book = grade([tmp_path / "13_read_a_profile.ipynb"], progress=False, seed=4)
+    (sub,) = book["submissions"]
+    assert [p["points"] for p in sub["parts"]] == [0, 0, 0], sub["parts"]
+    assert all("is withheld while exercise 13 is graded" in p["feedback"] for p in sub["parts"]), sub["parts"]

@@ -27,9 +27,13 @@ WITHHELD = {
                                      "step_time", "predicted_efficiency"]},
     "ex10": {"models/counts.py": ["scan_work_span", "scan_offsets"]},
     "ex11": {"models/counts.py": ["warp_sectors", "chunked_sweep_sectors", "triad_sector_bytes"]},
-    "ex12": {"models/claimcheck.py": ["make_card", "supported", "problems", "speedup_spread"]},
-    "ex13": {"models/stepprofile.py": ["finish_times", "step_time", "critical_path", "floors", "bound_of",
-                                       "roofline_time", "first_change", "path_problem"]},
+    "ex12": {"models/claimcheck.py": ["make_card", "supported", "problems", "speedup_spread", "quantile",
+                                      "rank_interval", "repeats_needed"]},
+    # exercise 13's parts can also be rebuilt from the step's graph, the roofline and the nearest bound
+    "ex13": {"models/stepprofile.py": ["check_spans", "finish_times", "step_time", "critical_path", "floors",
+                                       "bound_of", "roofline_time", "first_change", "path_problem"],
+             "models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"],
+             "models/roofline.py": ["roofline_time"], "models/verdicts.py": ["nearest_bound"]},
 }
 
 
