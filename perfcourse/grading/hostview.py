@@ -11,7 +11,7 @@ __all__ = ["closed_folders", "read_line", "descendants", "host_uid"]
 
 def closed_folders(folders):
     """``[closed, [folders below it]]``: the highest folder above each of ``folders`` that other users cannot
-    walk through (``/root``), with the folders it closes off. The launcher opens them in its own mounts.
+    walk through (root's home folder), with the folders it closes off. The launcher opens them in its own mounts.
 
     Examples
     --------

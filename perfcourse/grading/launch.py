@@ -6,7 +6,7 @@ Run as a script in a fresh process, before any submission code exists::
 
 In order, still root: it joins the kernel's cgroups (writes its own pid into each
 ``cgroup.procs``); in a mount namespace of its own (so the host's mounts never change) it makes
-the Python folders that the kernel's user could not walk to (a Python under ``/root``)
+the Python folders that the kernel's user could not walk to (a Python in root's home folder)
 reachable at their own paths (:func:`reach_privately`); it caps the tasks a user may have
 (``RLIMIT_NPROC``). Then it drops every group and sets its real, effective and saved ids to
 ``U``/``G``, which ends every capability, checks that root cannot be regained, and replaces
@@ -38,7 +38,7 @@ def reach_privately(covers, spare):
     """Make folders reachable that an ordinary user could not walk to, in a mount namespace of this process.
 
     ``covers``: ``[closed folder, [folders below it]]`` pairs. Each folder below is first bound
-    into ``spare`` (a folder of the grader's); the closed folder (``/root``) is then covered by an
+    into ``spare`` (a folder of the grader's); the closed folder (root's home) is then covered by an
     empty, open tmpfs, and each folder below is bound back at its own path. Nothing else of the
     closed folder is visible, and the host's mounts never change.
     """
