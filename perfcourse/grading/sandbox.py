@@ -43,6 +43,7 @@ from pathlib import Path
 from .hostview import closed_folders, descendants, host_uid, read_line
 from .limits import BASE_UID, THREAD_CAP, TMP_BYTES, Cgroups, kernel_uid
 from .seccomp import seccomp_filter
+from .view import _copy_package, _inside, _python_dirs, package_dir
 from .withheld import WITHHELD, withhold
 
 __all__ = ["SandboxError", "Sandbox", "bwrap_path", "seccomp_filter"]
@@ -59,15 +60,6 @@ ENV = {"LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "
        "MALLOC_ARENA_MAX": "2"}
 BWRAP_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}   # all bubblewrap itself is given
 DEFAULT_MEMORY_BYTES = 2 << 30
-STUB_CHECKS = '''"""Stand-in for the grading checks while a notebook is graded: the grader checks it from outside."""
-
-
-def self_check(exercise, namespace, *, seed=None):
-    """Print a note instead of checking: the grader runs the checks in its own process."""
-    print("self_check: skipped while grading; the grader checks your functions itself")
-'''
-
-
 class SandboxError(RuntimeError):
     """The sandbox cannot be set up (no bwrap, a failing probe, a folder it cannot hide)."""
 
@@ -75,39 +67,6 @@ class SandboxError(RuntimeError):
 def bwrap_path():
     """The ``bwrap`` executable, or None."""
     return shutil.which("bwrap")
-
-
-# --- the read-only view ------------------------------------------------------------------
-
-def package_dir():
-    import perfcourse
-
-    return Path(perfcourse.__file__).resolve().parent
-
-
-def _python_dirs():
-    import site
-
-    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-            os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages()}
-    real = sorted({os.path.realpath(d) for d in dirs if os.path.isdir(d)} | {os.path.abspath(sys.prefix)})
-    return [d for d in real if not any(d != o and d.startswith(o.rstrip("/") + "/") for o in real)]
-
-
-def _inside(path, folder):
-    path, folder = str(path), str(folder).rstrip("/")
-    return path == folder or path.startswith(folder + "/")
-
-
-def _copy_package(dest):
-    """A copy of the package without ``grading/`` (a stand-in ``self_check`` instead) or ``course/``."""
-    source = package_dir()
-    shutil.copytree(source, dest, symlinks=True,
-                    ignore=lambda d, names: [n for n in names if Path(d) == source and n in ("grading", "course")])
-    checks = dest / "grading" / "checks"
-    checks.mkdir(parents=True)
-    (dest / "grading" / "__init__.py").write_text('"""Not available while grading."""\n', encoding="utf-8")
-    (checks / "__init__.py").write_text(STUB_CHECKS, encoding="utf-8")
 
 
 class Sandbox:
