@@ -77,13 +77,18 @@ def karp_flatt_series(n, speedup):
 '''
 
 
+def _graded_with(tmp_path, solution, cell):
+    """The gradebook record of ``solution`` (a solutions/ notebook name) with ``cell`` appended."""
+    nb = nbformat.read(ROOT / "solutions" / solution, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(cell))
+    nbformat.write(nb, tmp_path / solution)
+    (sub,) = grade([tmp_path / solution], progress=False, seed=4)["submissions"]
+    return sub
+
+
 @pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
 def test_calling_the_package_scores_nothing_and_says_why(tmp_path):
-    nb = nbformat.read(ROOT / "solutions" / "03_amdahl.ipynb", as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(SHORTCUT_03))
-    nbformat.write(nb, tmp_path / "03_amdahl.ipynb")
-    book = grade([tmp_path / "03_amdahl.ipynb"], progress=False, seed=4)
-    (sub,) = book["submissions"]
+    sub = _graded_with(tmp_path, "03_amdahl.ipynb", SHORTCUT_03)
     points = [p["points"] for p in sub["parts"]]
     assert points == [0, 0, 2], sub["parts"]
     assert "perfcourse.models.scaling.fit_serial_fraction is withheld while exercise 03" in sub["parts"][0]["feedback"]
@@ -129,10 +134,6 @@ def first_change(spans, peaks):
 
 @pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
 def test_rebuilding_a_part_from_the_packages_other_models_scores_nothing(tmp_path):
-    nb = nbformat.read(ROOT / "solutions" / "13_read_a_profile.ipynb", as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(SHORTCUT_13))
-    nbformat.write(nb, tmp_path / "13_read_a_profile.ipynb")
-    book = grade([tmp_path / "13_read_a_profile.ipynb"], progress=False, seed=4)
-    (sub,) = book["submissions"]
+    sub = _graded_with(tmp_path, "13_read_a_profile.ipynb", SHORTCUT_13)
     assert [p["points"] for p in sub["parts"]] == [0, 0, 0], sub["parts"]
     assert all("is withheld while exercise 13 is graded" in p["feedback"] for p in sub["parts"]), sub["parts"]

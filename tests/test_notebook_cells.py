@@ -19,6 +19,8 @@ STORED = sorted(p for folder in ("notebooks", "notebooks/zh", "exercises", "exer
 @pytest.mark.parametrize("path", STORED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_code_cells_hold_only_code_and_their_checks_are_tags(path):
     nb = nbformat.read(path, as_version=4)
+    for cell in (c for c in nb.cells if c.cell_type == "markdown"):      # nor does the prose tell of them
+        assert "NBVAL_" not in cell.source, f"{path.name}: {cell.source[:80]!r}"
     for cell in (c for c in nb.cells if c.cell_type == "code"):
         assert not re.match(r"\s*#\s*NBVAL", cell.source, re.I), f"{path.name}: {cell.source[:60]!r}"
         tags = set(cell.metadata.get("tags", []))

@@ -24,38 +24,30 @@ import struct
 
 __all__ = ["DENIED", "seccomp_filter"]
 
-# Refused everywhere, by name; each architecture's numbers are in _NUMBERS.
-DENIED = (
-    "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semctl",
-    "semtimedop", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
-    "memfd_create", "memfd_secret", "setxattr", "lsetxattr", "fsetxattr", "setxattrat", "add_key", "request_key",
-    "keyctl", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace", "process_vm_readv",
-    "process_vm_writev", "bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at",
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsconfig", "fsmount", "move_mount",
-    "open_tree", "mount_setattr", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "swapon", "swapoff", "reboot", "acct", "syslog", "sethostname", "setdomainname", "fanotify_init",
+# Refused everywhere: name, then its number on x86_64 (the kernel's unistd_64.h) and on aarch64
+# (asm-generic/unistd.h)
+_DENIED = (
+    ("shmget", 29, 194), ("shmat", 30, 196), ("shmctl", 31, 195), ("shmdt", 67, 197), ("msgget", 68, 186),
+    ("msgsnd", 69, 189), ("msgrcv", 70, 188), ("msgctl", 71, 187), ("semget", 64, 190), ("semop", 65, 193),
+    ("semctl", 66, 191), ("semtimedop", 220, 192), ("mq_open", 240, 180), ("mq_unlink", 241, 181),
+    ("mq_timedsend", 242, 182), ("mq_timedreceive", 243, 183), ("mq_notify", 244, 184), ("mq_getsetattr", 245, 185),
+    ("memfd_create", 319, 279), ("memfd_secret", 447, 447), ("setxattr", 188, 5), ("lsetxattr", 189, 6),
+    ("fsetxattr", 190, 7), ("setxattrat", 463, 463), ("add_key", 248, 217), ("request_key", 249, 218),
+    ("keyctl", 250, 219), ("io_uring_setup", 425, 425), ("io_uring_enter", 426, 426),
+    ("io_uring_register", 427, 427), ("ptrace", 101, 117), ("process_vm_readv", 310, 270),
+    ("process_vm_writev", 311, 271), ("bpf", 321, 280), ("perf_event_open", 298, 241), ("userfaultfd", 323, 282),
+    ("open_by_handle_at", 304, 265), ("name_to_handle_at", 303, 264), ("mount", 165, 40), ("umount2", 166, 39),
+    ("pivot_root", 155, 41), ("chroot", 161, 51), ("unshare", 272, 97), ("setns", 308, 268), ("fsopen", 430, 430),
+    ("fsconfig", 431, 431), ("fsmount", 432, 432), ("move_mount", 429, 429), ("open_tree", 428, 428),
+    ("mount_setattr", 442, 442), ("kexec_load", 246, 104), ("kexec_file_load", 320, 294), ("init_module", 175, 105),
+    ("finit_module", 313, 273), ("delete_module", 176, 106), ("swapon", 167, 224), ("swapoff", 168, 225),
+    ("reboot", 169, 142), ("acct", 163, 89), ("syslog", 103, 116), ("sethostname", 170, 161),
+    ("setdomainname", 171, 162), ("fanotify_init", 300, 262),
 )
-
-# (audit architecture, system call numbers, whether x32 numbers must be refused); from the kernel's
-# unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
-_X86_64 = dict(zip(DENIED, (
-    29, 30, 31, 67, 68, 69, 70, 71, 64, 65, 66,
-    220, 240, 241, 242, 243, 244, 245,
-    319, 447, 188, 189, 190, 463, 248, 249,
-    250, 425, 426, 427, 101, 310,
-    311, 321, 298, 323, 304, 303,
-    165, 166, 155, 161, 272, 308, 430, 431, 432, 429,
-    428, 442, 246, 320, 175, 313, 176,
-    167, 168, 169, 163, 103, 170, 171, 300), strict=True))
-_AARCH64 = dict(zip(DENIED, (
-    194, 196, 195, 197, 186, 189, 188, 187, 190, 193, 191,
-    192, 180, 181, 182, 183, 184, 185,
-    279, 447, 5, 6, 7, 463, 217, 218,
-    219, 425, 426, 427, 117, 270,
-    271, 280, 241, 282, 265, 264,
-    40, 39, 41, 51, 97, 268, 430, 431, 432, 429,
-    428, 442, 104, 294, 105, 273, 106,
-    224, 225, 142, 89, 116, 161, 162, 262), strict=True))
+DENIED = tuple(name for name, _, _ in _DENIED)
+_X86_64 = {name: number for name, number, _ in _DENIED}
+_AARCH64 = {name: number for name, _, number in _DENIED}
+# (audit architecture, system call numbers, whether x32 numbers must be refused)
 _ARCH = {"x86_64": (0xC000003E, {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435, **_X86_64}, True),
          "aarch64": (0xC00000B7, {"clone": 220, "clone3": 435, **_AARCH64}, False)}
 _CLONE_THREAD = 0x00010000
