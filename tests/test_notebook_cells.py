@@ -23,6 +23,7 @@ def test_code_cells_hold_only_code_and_their_checks_are_tags(path):
         assert "NBVAL_" not in cell.source, f"{path.name}: {cell.source[:80]!r}"
     for cell in (c for c in nb.cells if c.cell_type == "code"):
         assert not re.match(r"\s*#\s*NBVAL", cell.source, re.I), f"{path.name}: {cell.source[:60]!r}"
+        assert not re.search(r"\[us\]|\} us\b", cell.source), f"{path.name}: microseconds are spelled µs"
         tags = set(cell.metadata.get("tags", []))
         assert len(tags & {"nbval-check-output", "nbval-ignore-output"}) <= 1, (path.name, tags)
         lines = [line for line in cell.source.splitlines() if line.strip()]
