@@ -7,18 +7,21 @@ copied into the build folder only; the repository holds one copy of each noteboo
 reads them from the checkout instead, so nothing is copied then.
 """
 
+import runpy
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-COURSE = ("notebooks", "exercises", "notebooks/zh", "exercises/zh")
+# The package's own rules for where the course is (standard library only, so read without importing perfcourse).
+COURSE = runpy.run_path(str(HERE / "perfcourse" / "_course.py"))
+EDITION = runpy.run_path(str(HERE / "perfcourse" / "_lang.py"))["EDITION"]
 
 
 def course_files():
     """``[(source path, path inside the package)]`` for every course notebook."""
-    files = [(p, Path("course", folder, p.name)) for folder in COURSE for p in sorted((HERE / folder).glob("*.ipynb"))]
+    files = [(p, Path(COURSE["PACKAGED"], rel)) for p, rel in COURSE["course_notebooks"](HERE, EDITION)]
     if not any(dest.parts[1] == "notebooks" for _, dest in files):
         raise SystemExit("notebooks/*.ipynb not found: build perfcourse from a checkout of the course or from an "
                          "sdist that holds notebooks/ and exercises/")

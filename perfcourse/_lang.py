@@ -6,30 +6,35 @@
 notebook path Jupyter puts in ``JPY_SESSION_NAME``), else English.
 
 :func:`_` returns the Chinese of an English message from the message catalog
-``perfcourse/locale/zh/messages.po`` when the language is Chinese, and the message itself
-otherwise (or when it has no translation yet). A message with values is translated as a
-template and filled afterwards: ``_("{n} workers").format(n=n)``, never ``_(f"{n} workers")``,
-so ``perfcourse translate`` finds the template in the source. :func:`text` looks up the other
-catalogs (the question bank) by context. Catalogs are read once, when first needed; importing
+``perfcourse/locale/zh/LC_MESSAGES/messages.po`` when the language is Chinese, and the message
+itself otherwise (or when it has no translation yet); :func:`ngettext` does the same for a message
+whose words follow a count. The catalogs keep gettext's layout (``<language>/LC_MESSAGES/``).
+A message with values is translated as a template and filled afterwards:
+``_("{n} workers").format(n=n)``, never ``_(f"{n} workers")``, so ``perfcourse translate``
+finds the template in the source. :func:`text` looks up the other catalogs (the question bank)
+by context. Catalogs are read once, when first needed; importing
 this module changes nothing. ``PERFCOURSE_LOCALE`` names another folder of catalogs (one
-holding ``zh/messages.po``), to try a translation before it is part of the package.
+holding ``zh/LC_MESSAGES/messages.po``), to try a translation before it is part of the package.
 
 Examples
 --------
 >>> _("close (within {band:g}x)", lang="en").format(band=1.25)
 'close (within 1.25x)'
+>>> ngettext("{n} worker", "{n} workers", 1, lang="en").format(n=1)
+'1 worker'
 >>> fields("speedup {psi:.3g}x on {n:g} workers") == fields("{n:g} 个 worker 上加速比 {psi:.3g}x")
 True
 """
 
 from __future__ import annotations
 
+import gettext
 import os
 import string
 from pathlib import Path
 
-__all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "lookup", "text",
-           "fields", "catalog_path"]
+__all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
+           "lookup", "text", "fields", "catalog_path"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -39,6 +44,7 @@ _SPELLINGS = {"en": "en", "zh": "zh", "zh_cn": "zh", "zh-cn": "zh"}
 _ALLOWED = "en, zh, zh_CN or zh-CN"
 ENV_LOCALE = "PERFCOURSE_LOCALE"
 _TABLES: dict[str, dict] = {}   # catalog file -> {(context, English): translation}
+_PLURALS: dict[str, object] = {}  # catalog file -> its Plural-Forms rule, n -> form index
 
 
 def resolve(name):
@@ -81,7 +87,7 @@ def _in_zh_folder():
 def catalog_path(name, lang="zh"):
     """The file of catalog ``name`` (``"messages"``, ``"questions"``) in ``lang`` (see ``PERFCOURSE_LOCALE``)."""
     folder = os.environ.get(ENV_LOCALE, "").strip()
-    return (Path(folder) if folder else LOCALE) / lang / f"{name}.po"
+    return (Path(folder) if folder else LOCALE) / lang / "LC_MESSAGES" / f"{name}.po"
 
 
 def fields(template):
@@ -97,7 +103,11 @@ def fields(template):
 
 
 def _table(name, lang):
-    """``{(context, English): translation}`` of a catalog: translated, not fuzzy, with the same fields."""
+    """``{(context, English): translation}`` of a catalog: translated, not fuzzy, with the same fields.
+
+    A plural message is keyed by its two English forms, ``(context, (singular, plural))``, and holds
+    the tuple of its translated forms.
+    """
     path = catalog_path(name, lang)
     key = str(path)
     if key not in _TABLES:
@@ -105,14 +115,28 @@ def _table(name, lang):
         if path.is_file():
             import polib
 
-            for e in polib.pofile(str(path), wrapwidth=0):
-                if e.obsolete or "fuzzy" in e.flags or not e.msgstr.strip():
+            po = polib.pofile(str(path), wrapwidth=0)
+            _PLURALS[key] = _plural_rule(po.metadata.get("Plural-Forms", ""))
+            for e in po:
+                if e.obsolete or "fuzzy" in e.flags:
                     continue
-                if fields(e.msgstr) != fields(e.msgid):   # a broken template would fail at .format: keep English
-                    continue
-                table[(e.msgctxt, e.msgid)] = e.msgstr
+                if e.msgid_plural:
+                    forms = tuple(e.msgstr_plural[k] for k in sorted(e.msgstr_plural))
+                    if forms and all(f.strip() and fields(f) == fields(e.msgid_plural) for f in forms):
+                        table[(e.msgctxt, (e.msgid, e.msgid_plural))] = forms
+                elif e.msgstr.strip() and fields(e.msgstr) == fields(e.msgid):   # else .format would fail: English
+                    table[(e.msgctxt, e.msgid)] = e.msgstr
         _TABLES[key] = table
     return _TABLES[key]
+
+
+def _plural_rule(header):
+    """The ``plural=`` expression of a ``Plural-Forms`` header as a function of n (gettext's own parser)."""
+    expr = header.split("plural=", 1)[1].rstrip("; ") if "plural=" in header else "n != 1"
+    try:
+        return gettext.c2py(expr)
+    except (ValueError, SyntaxError):
+        return gettext.c2py("n != 1")
 
 
 def text(catalog, english, context=None, *, lang=None):
@@ -137,6 +161,28 @@ def _(message, lang=None):
 # The same function for text held in a variable (a widget label a lesson passes in): ``perfcourse translate``
 # collects only ``_("literal")`` calls, so a call through this name is translated but not collected.
 lookup = _
+
+
+def ngettext(singular, plural, n, lang=None):
+    """``singular`` or ``plural`` as the count ``n`` asks, in the learner's language (gettext's ``ngettext``).
+
+    Both must be string literals (templates, filled with ``.format`` afterwards); the catalog's
+    ``Plural-Forms`` rule picks the form (Chinese has one).
+    """
+    if not (isinstance(singular, str) and isinstance(plural, str)):
+        raise TypeError(f"ngettext takes two strings, the singular and the plural; got {singular!r}, {plural!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or n != n:
+        raise TypeError(f"ngettext's count must be a number; got {n!r}")
+    lang = current() if lang is None else resolve(lang)
+    english = singular if n == 1 else plural
+    if lang == "en":
+        return english
+    table = _table("messages", lang)
+    forms = table.get((None, (singular, plural)))
+    if forms is None:
+        return english
+    index = _PLURALS[str(catalog_path("messages", lang))](int(abs(n)))
+    return forms[min(index, len(forms) - 1)]
 
 
 def N_(message):

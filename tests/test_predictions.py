@@ -70,7 +70,7 @@ def test_calibration_is_in_course_order_with_log2_errors_and_a_trend():
     assert cal.rows[0][2] == pytest.approx(3.0) and cal.rows[0][3] == pytest.approx(1.0)
     assert cal.median_error == pytest.approx(1.0)       # |log2| errors 3, 0, 2, 0
     assert cal.trend() == (pytest.approx(1.5), pytest.approx(1.0))
-    assert "got better" in cal.summary() and "4 guess(es) over 5 experiment(s)" in cal.summary()
+    assert "got better" in cal.summary() and "4 guesses over 5 experiments:" in cal.summary()
 
 
 def test_calibration_keeps_the_latest_guess_of_a_repeated_prediction():

@@ -54,7 +54,7 @@ def test_honest_cards_are_supported(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_each_kind_of_dishonest_card_is_refused_naming_what_is_wrong(seed):
     cards = dict(ex12.dishonest_cards(np.random.default_rng(seed)))
-    expected = {"missing": "missing field(s): ", "outside its samples' spread": "speedup: ",
+    expected = {"missing": "missing field", "outside its samples' spread": "speedup: ",
                 "another percentile": "percentile: ", "too few repeats": "too few repeats: ",
                 "narrower": "spread: "}
     for what, card in cards.items():
@@ -115,7 +115,7 @@ def test_card_inputs_are_checked():
     card = ex12.random_card(np.random.default_rng(1), "p50")
     assert cc.problems({**card, "spread": [2.0, 1.0]})[0].startswith("spread must be [low, high]")
     assert cc.problems({**card, "batch": 0})[0].startswith("batch must be a whole number")
-    assert cc.problems({**card, "dtype": None}) == ["missing field(s): dtype"]
+    assert cc.problems({**card, "dtype": None}) == ["missing field: dtype"]
 
 
 # --- the profile -------------------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_wrong_cards_score_zero_with_a_useful_message(solved):
     assert got["B"][0] == 0 and got["B"][1].startswith("wrong for a card") and "expected False, got True" in got["B"][1]
     assert got["C"] == (0, got["C"][1]) and got["C"][1].startswith("your card is refused: speedup: ")
     ns["my_card"] = lambda: {k: v for k, v in honest.items() if k != "percentile"}
-    assert _score("ex12", ns)["C"][1] == "your card is refused: missing field(s): percentile"
+    assert _score("ex12", ns)["C"][1] == "your card is refused: missing field: percentile"
 
 
 def test_wrong_profile_readings_score_zero_with_a_useful_message(solved):
@@ -248,4 +248,4 @@ def test_cli_grades_both_solutions_full_marks(capsys):
     code = cli.main(["grade", *paths, "--seed", "5"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "Total: 18/18 points (100.0%) over 2 graded notebook(s)" in out
+    assert "Total: 18/18 points (100.0%) over 2 graded notebooks" in out

@@ -46,9 +46,9 @@ def chinese(english, tmp_path, monkeypatch):
          (None, "{ratio:.3g}x too high", "高了 {ratio:.3g}x", ("fuzzy",)),           # fuzzy: not used
          (None, "{ratio:.3g}x too low", "低了 {wrong}x", ()),                        # other fields: not used
          (None, "serial s", "串行比例 s", ()), (None, "steady", "平稳", ()),
-         (None, "Right. [{qid}] {why}", "正确。[{qid}] {why}", ())], tmp_path / "zh" / "messages.po")
+         (None, "Right. [{qid}] {why}", "正确。[{qid}] {why}", ())], tmp_path / "zh" / "LC_MESSAGES" / "messages.po")
     _po([("l03-limit-5pct#why", selftest.get("l03-limit-5pct").why, "串行的 5% 永远不会缩短。", ())],
-        tmp_path / "zh" / "questions.po")
+        tmp_path / "zh" / "LC_MESSAGES" / "questions.po")
     monkeypatch.setenv(_lang.ENV_LOCALE, str(tmp_path))
     monkeypatch.setenv(_lang.ENV, "zh")
 
@@ -111,21 +111,55 @@ def test_messages_are_found_in_the_source_and_the_lessons():
     assert found["close (within {band:g}x)"][0][0] == "perfcourse/teach/verdicts.py"
     labels = extract.widget_labels(nbformat.read(LESSON, as_version=4), "notebooks/03_amdahl.ipynb")
     assert {"serial s", "workers N"} <= set(labels)
-    with pytest.raises(ValueError, match=r"x\.py, line 1: _\(\) must be given one string literal"):
+    with pytest.raises(ValueError, match=r"x\.py, line 1: _\(\) must be given string literals"):
         extract.source_messages('_(f"{n} workers")', "x.py")
+    with pytest.raises(ValueError, match=r"x\.py, line 2: ngettext\(\) must be given string literals"):
+        extract.source_messages('a = 1\nngettext("{n} step", plural, n)', "x.py")
+    with pytest.raises(ValueError, match=r"x\.py, line 1: a translated message inside an f-string"):
+        extract.source_messages('print(f"{_(\'Check\')}: {x}")', "x.py")
+    # gettext.ngettext picks English by count, for text that is never translated: not a catalog message
+    assert extract.source_messages('gettext.ngettext("{n} step", "{n} steps", n)\n_("Check")', "x.py") == {
+        "Check": [("x.py", None)]}
 
 
 def test_message_catalog_update_keeps_a_near_translation_as_fuzzy():
-    po = catalog.new_catalog("zh", "messages")
-    extract.update_messages(po, {"Check": [("a.py", "1")], "{n} workers were slower": [("a.py", "2")]})
-    po[1].msgstr = "{n} 个 worker 更慢"
-    counts = extract.update_messages(po, {"Check": [("a.py", "1")], "{n} workers were slower here": [("a.py", "3")]})
+    cat = extract.new_message_catalog("zh")
+    extract.merge_messages(cat, {"Check": [("a.py", None)], "{n} workers were slower": [("a.py", None)]})
+    cat.get("{n} workers were slower").string = "{n} 个 worker 更慢"
+    counts = extract.merge_messages(cat, {"Check": [("a.py", None)],
+                                          "{n} workers were slower here": [("a.py", None)]})
     assert counts == (0, 1, 1)
-    entry = po.find("{n} workers were slower here")
-    assert entry.msgstr == "{n} 个 worker 更慢" and "fuzzy" in entry.flags
-    assert extract.message_problems(po, {"{n} workers were slower here": [("a.py", "3")]}, "m.po") == [
+    entry = cat.get("{n} workers were slower here")
+    assert entry.string == "{n} 个 worker 更慢" and entry.fuzzy
+    assert extract.message_problems(cat, {"{n} workers were slower here": [("a.py", None)]}, "m.po") == [
         "m.po: message '{n} workers were slower here' (used in a.py): fuzzy (the English changed since it was "
         "translated)"]
+
+
+def test_plural_messages_take_their_form_from_the_catalogs_rule(english, tmp_path, monkeypatch):
+    cat = extract.new_message_catalog("zh")
+    plural = ("{n} step", "{n} steps")
+    extract.merge_messages(cat, {plural: [("a.py", None)]})
+    assert cat.num_plurals == 1 and cat.get(plural[0]).id == plural
+    assert extract.message_problems(cat, {plural: [("a.py", None)]}, "m.po") == [
+        "m.po: message '{n} step' (used in a.py): not translated yet"]
+    cat.get(plural[0]).string = ("{k} 步",)
+    assert "differ from the English" in extract.message_problems(cat, {plural: [("a.py", None)]}, "m.po")[0]
+    cat.get(plural[0]).string = ("{n} 步",)
+    assert extract.message_problems(cat, {plural: [("a.py", None)]}, "m.po") == []
+    path = tmp_path / "zh" / "LC_MESSAGES" / "messages.po"
+    path.parent.mkdir(parents=True)
+    from babel.messages.pofile import write_po
+
+    with path.open("wb") as f:
+        write_po(f, cat)
+    monkeypatch.setenv(_lang.ENV_LOCALE, str(tmp_path))
+    for n in (0, 1, 2, 5):
+        assert _lang.ngettext(*plural, n, lang="en").format(n=n) == (f"{n} step" if n == 1 else f"{n} steps")
+        assert _lang.ngettext(*plural, n, lang="zh").format(n=n) == f"{n} 步"
+    assert _lang.ngettext("{n} box", "{n} boxes", 2, lang="zh") == "{n} boxes"   # not in the catalog: English
+    with pytest.raises(TypeError, match="count must be a number"):
+        _lang.ngettext(*plural, "3")
 
 
 # --- generation ---------------------------------------------------------------------------------------------------
@@ -192,7 +226,10 @@ def _fake_fill(root):
     for path in (root / "perfcourse" / "locale" / "zh").rglob("*.po"):
         po = polib.pofile(str(path), wrapwidth=0)
         for e in po:
-            e.msgstr = e.msgid if e.msgid.lstrip().startswith(("```", "$$")) else e.msgid + " 【中】"
+            if e.msgid_plural:
+                e.msgstr_plural = {0: e.msgid_plural + " 【中】"}
+            else:
+                e.msgstr = e.msgid if e.msgid.lstrip().startswith(("```", "$$")) else e.msgid + " 【中】"
             e.flags = [f for f in e.flags if f != "fuzzy"]
         po.save(str(path))
 
@@ -227,7 +264,7 @@ def test_translate_check_fails_naming_the_changed_cell(course_copy, capsys):
 
     assert cli.main(["translate", "--root", str(root)]) == 0
     assert "03_amdahl.po: 0 new, 1 fuzzy, 0 dropped" in capsys.readouterr().out
-    entry = next(e for e in polib.pofile(str(root / "perfcourse/locale/zh/notebooks/03_amdahl.po"))
+    entry = next(e for e in polib.pofile(str(root / "perfcourse/locale/zh/LC_MESSAGES/notebooks/03_amdahl.po"))
                  if e.msgctxt == f"{cell.id}#1")
     assert "fuzzy" in entry.flags and entry.previous_msgid and entry.msgstr.endswith("【中】")
     assert cli.main(["translate", "--root", str(root), "--check"]) == 1

@@ -23,15 +23,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._course import FOLDERS, PACKAGED, checkout_root, course_notebooks, holds_course
 from .._course import PACKAGE as _PACKAGE
-from .._course import checkout_root, holds_course
 from .._lang import EDITION
 from ..teach.lessons import FIRST
 
 __all__ = ["FOLDERS", "EDITION", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
            "default_work_dir", "Plan", "plan", "sync", "describe"]
 
-FOLDERS = ("notebooks", "exercises")
 MANIFEST = ".perfcourse-manifest.json"
 WORK_DIR = "perfcourse-course"
 _holds_course = holds_course
@@ -39,7 +38,7 @@ _holds_course = holds_course
 
 def packaged_root():
     """``perfcourse/course`` inside an installed wheel, or None when the package carries no lessons."""
-    root = _PACKAGE / "course"
+    root = _PACKAGE / PACKAGED
     return root if _holds_course(root) else None
 
 
@@ -90,8 +89,7 @@ def _sha256(path):
 
 def _files(source):
     """``{relative path: absolute path}`` of the notebooks in the course folders of ``source`` and their ``zh/``."""
-    return {p.relative_to(Path(source)).as_posix(): p for folder in FOLDERS for sub in (folder, f"{folder}/{EDITION}")
-            for p in sorted((Path(source) / sub).glob("*.ipynb"))}
+    return {rel.as_posix(): p for p, rel in course_notebooks(source, EDITION)}
 
 
 def _read_manifest(work):

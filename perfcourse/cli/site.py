@@ -19,6 +19,7 @@ CDN. The folder written to must be new or empty, unless ``--force`` is given.
 
 from __future__ import annotations
 
+import gettext
 import html
 import importlib.util
 import re
@@ -110,7 +111,8 @@ def lesson_paths(nbdir, lessons=LESSONS):
 
 def _nav(prev, nxt, lang="en", switch=None):
     """The bar atop a page: all lessons, previous, next, and ``switch`` (the same page in the other language)."""
-    parts = [f'<a href="index.html">&#8962; {html.escape(_("All lessons", lang))}</a>']
+    everything = html.escape(_("All lessons", lang))
+    parts = [f'<a href="index.html">&#8962; {everything}</a>']
     if prev:
         parts.append(f'<a href="{prev[0]}.html">&larr; {html.escape(prev[1])}</a>')
     if nxt:
@@ -135,9 +137,10 @@ def _page(body_html, nav, lang="en"):
 def _index(entries, lang="en", switch=None):
     items = "\n".join(f'<li><a href="{stem}.html">{html.escape(name)}</a></li>' for stem, name in entries)
     nav = f'<nav class="pc-nav">{_switch(lang, switch)}</nav>' if switch else ""
+    title = html.escape(_("perfcourse: fundamentals of GPU and parallel performance", lang))
     return (f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>perfcourse</title>{STYLE}</head>"
             f"<body style='font:16px system-ui,sans-serif;max-width:760px;margin:2em auto'>{nav}"
-            f"<h1>{html.escape(_('perfcourse: fundamentals of GPU and parallel performance', lang))}</h1>"
+            f"<h1>{title}</h1>"
             "<p>" + html.escape(_("Count the work, the critical path and the bytes moved before you look at the "
                                   "hardware's peak. These pages show each lesson as last run; open the notebooks in "
                                   "JupyterLab to run them yourself.", lang)) +
@@ -255,7 +258,8 @@ def run(args):
         raise CommandError(f"cannot write the site to {args.out}: {err}") from None
     chinese = [p for p in written if p.parent.name == ZH and p.name != "index.html"]
     n = len(written) - 1 - (len(chinese) + 1 if chinese else 0)
-    print(f"wrote {n} lesson page{'s' if n != 1 else ''} and an index to {Path(args.out).resolve() / 'index.html'}"
+    pages = gettext.ngettext("{n} lesson page", "{n} lesson pages", n).format(n=n)
+    print(f"wrote {pages} and an index to {Path(args.out).resolve() / 'index.html'}"
           + (f", and {len(chinese)} Chinese page{'s' * (len(chinese) != 1)} to "
              f"{Path(args.out).resolve() / ZH / 'index.html'}" if chinese else ""))
     return 0

@@ -1,11 +1,18 @@
 """``perfcourse translate [--check] [--execute]``: the Chinese edition's catalogs and notebooks.
 
-The catalogs live in ``perfcourse/locale/zh/`` (gettext ``.po`` files, see
+The catalogs live in ``perfcourse/locale/zh/LC_MESSAGES/`` (gettext's layout; ``.po`` files, see
 :mod:`perfcourse.teach.catalog` and :mod:`perfcourse.teach.extract`):
 
 - ``notebooks/NN_slug.po``: the markdown of ``notebooks/NN_slug.ipynb``, by cell id and paragraph;
 - ``exercises/NN_slug.po``: the markdown of ``solutions/NN_slug.ipynb`` (the exercises' is the same);
 - ``questions.po``: the question bank; ``messages.po``: what the package prints and the widgets' labels.
+
+``messages.po`` is a catalog of the gettext kind, so Babel extracts, merges and checks it (as
+``pybabel extract``/``update`` and ``msgfmt --check`` would). The other catalogs are keyed by where
+a paragraph stands (a cell id and its paragraph number, a question and its field), not by their
+English: when a paragraph is rewritten its entry must stay in its place and turn fuzzy, where
+``msgmerge`` would look for a similar English text anywhere in the file. No gettext tool keys a
+catalog by place, so :mod:`perfcourse.teach.catalog` does that part.
 
 Without ``--check`` the command brings every catalog in line with the English (new text gets an
 empty entry, changed text turns fuzzy), then writes ``notebooks/zh/`` and ``exercises/zh/`` for
@@ -17,6 +24,8 @@ notebook, cell and paragraph, and each generated notebook that is missing, stale
 
 from __future__ import annotations
 
+import gettext
+import io
 import os
 import sys
 import tempfile
@@ -27,7 +36,7 @@ from .._course import PACKAGE as _PACKAGE
 from .._lang import EDITION
 from . import CommandError
 
-LOCALE = Path("perfcourse", "locale", EDITION)
+LOCALE = Path("perfcourse", "locale", EDITION, "LC_MESSAGES")
 
 
 def add_arguments(parser):
@@ -97,9 +106,32 @@ def _catalog(path, source_name):
     return polib.pofile(str(path), wrapwidth=0) if path.is_file() else new_catalog(EDITION, source_name)
 
 
+def _message_catalog(path):
+    """The Babel catalog of the package's messages at ``path`` (an empty one when there is none yet)."""
+    try:
+        from babel.messages.pofile import read_po
+    except ImportError:
+        raise CommandError("the message catalog is extracted and merged with Babel: pip install babel") from None
+
+    from ..teach.extract import new_message_catalog
+
+    if not path.is_file():
+        return new_message_catalog(EDITION)
+    with path.open("rb") as f:
+        return read_po(f, locale=EDITION, abort_invalid=True)
+
+
+def _message_text(catalog):
+    from babel.messages.pofile import write_po
+
+    out = io.BytesIO()
+    write_po(out, catalog, width=0, omit_header=False, ignore_obsolete=True, include_previous=True)
+    return out.getvalue().decode("utf-8")
+
+
 def _save(po, path):
     """Write ``po`` to ``path`` when its text changed; True when written."""
-    text = str(po)
+    text = str(po) if hasattr(po, "save") else _message_text(po)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +170,7 @@ def _question_place(ctxt):
 def update_catalogs(root):
     """Bring every catalog in ``root`` in line with the English; the lines to print."""
     from ..teach.catalog import update, update_entries
-    from ..teach.extract import update_messages
+    from ..teach.extract import merge_messages
 
     lines = []
     for unit in units(root):
@@ -146,14 +178,16 @@ def update_catalogs(root):
         counts = update(po, _read(unit.text), unit.name(root))
         if _save(po, unit.catalog):
             lines.append(f"{unit.catalog.relative_to(root)}: {_counts(counts)}")
-    flat = (("questions", update_entries, _question_entries(), "perfcourse/teach/questions"),
-            ("messages", update_messages, _messages(root), None))
-    for name, merge, found, source in flat:
-        path = root / LOCALE / f"{name}.po"
-        po = _catalog(path, name)
-        counts = merge(po, found, source) if source else merge(po, found)
-        if _save(po, path):
-            lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
+    path = root / LOCALE / "questions.po"
+    po = _catalog(path, "questions")
+    counts = update_entries(po, _question_entries(), "perfcourse/teach/questions")
+    if _save(po, path):
+        lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
+    path = root / LOCALE / "messages.po"
+    catalog = _message_catalog(path)
+    counts = merge_messages(catalog, _messages(root))
+    if _save(catalog, path):
+        lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
     return lines
 
 
@@ -219,10 +253,10 @@ def check(root):
         out += [f"extra: {p.relative_to(root)} (no English notebook generates it)"
                 for p in sorted((root / folder / EDITION).glob("*.ipynb")) if p not in twins]
     questions = root / LOCALE / "questions.po"
-    out += entry_problems(_catalog(questions, "questions"), _question_entries(), "perfcourse/locale/zh/questions.po",
-                          _question_place)
+    out += entry_problems(_catalog(questions, "questions"), _question_entries(),
+                          questions.relative_to(root).as_posix(), _question_place)
     messages = root / LOCALE / "messages.po"
-    out += message_problems(_catalog(messages, "messages"), _messages(root), "perfcourse/locale/zh/messages.po")
+    out += message_problems(_message_catalog(messages), _messages(root), messages.relative_to(root).as_posix())
     return out
 
 
@@ -267,7 +301,8 @@ def run(args):
         problems = check(root)
         if problems:
             print("\n".join(problems), file=sys.stderr)
-            raise CommandError(f"{len(problems)} problem{'s' * (len(problems) != 1)} in the Chinese edition; run "
+            found = gettext.ngettext("{n} problem", "{n} problems", len(problems)).format(n=len(problems))
+            raise CommandError(f"{found} in the Chinese edition; run "
                                "`perfcourse translate`, translate what is missing or fuzzy, and run it again")
         print(f"the Chinese edition is complete and current: {len(units(root))} notebooks, every catalog translated")
         return 0

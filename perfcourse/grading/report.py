@@ -7,6 +7,7 @@ terminal escape sequences, no bidirectional overrides, one line, bounded length.
 
 from __future__ import annotations
 
+import gettext
 import re
 import unicodedata
 
@@ -117,6 +118,10 @@ def skipped(submission, reason):
             "parts": [], "problems": [clean(f"skipped: {reason}")], "seconds": 0.0}
 
 
+def _notebooks(n):
+    return gettext.ngettext("{n} graded notebook", "{n} graded notebooks", n).format(n=n)
+
+
 def _fmt(x):
     return f"{x:g}"
 
@@ -141,7 +146,7 @@ def table(submissions, warnings=()):
     lines.insert(1, "  ".join("-" * w for w in widths) + "  --------")
     got, total = _totals(submissions)
     lines.append(f"\nTotal: {_fmt(got)}/{_fmt(total)} points ({percent(got, total):.1f}%) "
-                 f"over {sum(1 for s in submissions if s['parts'])} graded notebook(s)")
+                 f"over {_notebooks(sum(1 for s in submissions if s['parts']))}")
     if notes:
         lines += ["", "Notes:"] + [f"  {n}" for n in notes]
     warnings = [clean(w) for w in warnings]

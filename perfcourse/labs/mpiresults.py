@@ -7,6 +7,8 @@ speedup and efficiency tables, the all-reduce sweep as (bytes, seconds) arrays f
 
 from __future__ import annotations
 
+import gettext
+
 import numpy as np
 
 from .._check import real
@@ -103,10 +105,11 @@ def scaling_claim(result, label, baseline, baseline_s=None):
     else:
         recipe = (f"global batch {run['global_batch']} against {base['global_batch']} on 1 rank: a different "
                   f"optimisation problem unless the recipe (learning rate, steps) is retuned and time to quality shown")
+    micro = gettext.ngettext("{n} micro-batch", "{n} micro-batches", run["accumulate"]).format(n=run["accumulate"])
     return "\n".join([
         f"workload        : dense layer forward + backward, d = {run['d']}, {result['dtype']}",
         f"ranks, device   : {n} x {result['backend']} on {result['device']} ({result['mpi']})",
-        f"batch           : local {run['local_batch']} x {run['accumulate']} micro-batch(es) per all-reduce, global "
+        f"batch           : local {run['local_batch']} x {micro} per all-reduce, global "
         f"{run['global_batch']} (1-rank run: global {base['global_batch']})",
         f"communication   : all-reduce of {format_bytes(run['grad_bytes'])} per step, no overlap, p50 "
         f"{fmt(t['comm'].p50)}; waiting for the slowest rank p50 {fmt(t['wait'].p50)}",

@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import gettext
 import os
 import time
 
@@ -72,7 +73,8 @@ class Sweep:
     @property
     def label(self):
         per = "" if self.kind == "strong" else " per worker"
-        return f"{self.kind}, {self.n:,} elements{per}, {self.steps} step{'s' if self.steps > 1 else ''}"
+        steps = gettext.ngettext("{n} step", "{n} steps", self.steps).format(n=self.steps)
+        return f"{self.kind}, {self.n:,} elements{per}, {steps}"
 
     def __str__(self):
         return f"{self.label} ({self.dtype}):\n{self.table}"

@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import gettext
 import math
 import numbers
 import re
@@ -199,7 +200,8 @@ def _field_problems(card):
     """What is missing or malformed on ``card``, one sentence each."""
     missing = [f for f in CARD_FIELDS if card.get(f) is None]
     if missing:
-        return [f"missing field(s): {', '.join(missing)}"]
+        return [gettext.ngettext("missing field: {names}", "missing fields: {names}", len(missing)).format(
+            names=", ".join(missing))]
     found = []
     for f in ("workload", "dtype"):
         if not isinstance(card[f], str) or not card[f].strip():
@@ -244,13 +246,13 @@ def _speedup_problem(card, name, speedup, low, high):
 def problems(card):
     """Everything that keeps ``card`` from supporting its speedup; an empty list when it does.
 
-    Each sentence starts with what is wrong: ``missing field(s)``, a field's name, ``too few repeats``,
+    Each sentence starts with what is wrong: ``missing field``, a field's name, ``too few repeats``,
     ``percentile``, ``speedup`` or ``spread``.
 
     Examples
     --------
     >>> problems({"workload": "copy", "batch": 1})
-    ['missing field(s): shape, dtype, percentile, baseline_s, candidate_s, speedup, spread']
+    ['missing fields: shape, dtype, percentile, baseline_s, candidate_s, speedup, spread']
     """
     if not isinstance(card, dict):
         return [f"a card must be a dict with the fields {', '.join(CARD_FIELDS)}; got {type(card).__name__}"]

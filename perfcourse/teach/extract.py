@@ -1,58 +1,79 @@
 """What the Chinese edition translates besides the notebooks' markdown: messages and the question bank.
 
-- **Messages** (``locale/zh/messages.po``): every ``_("...")`` literal in the package's source,
-  found with :mod:`ast` (see :mod:`perfcourse._lang`), and the labels of the widgets the
-  lessons build (the first argument of ``slider``, ``log_slider`` and ``dropdown`` and a
-  dropdown's list of words), found in the lessons' code. An entry is keyed by its English
-  (``msgid``), as gettext does; where it is used is kept as its occurrences.
-- **The question bank** (``locale/zh/questions.po``): each question's prompt, explanation and
-  choices, keyed ``"<question id>#prompt"``, ``"#why"`` and ``"#choice-a"``... like the
-  notebooks' paragraphs (see :mod:`perfcourse.teach.catalog`).
+- **Messages** (``locale/zh/LC_MESSAGES/messages.po``): every ``_("...")``, ``N_("...")`` and
+  ``ngettext("...", "...", n)`` literal in the package's source, found by Babel's Python extractor
+  (see :mod:`perfcourse._lang`), and the labels of the widgets the lessons build (the first
+  argument of ``slider``, ``log_slider`` and ``dropdown`` and a dropdown's list of words), found in
+  the lessons' code. An entry is keyed by its English (``msgid``), as gettext does; where it is used
+  is kept as its locations. :func:`merge_messages` brings the catalog in line as ``msgmerge`` does
+  (Babel's ``Catalog.update``: a message very like a dropped one inherits its translation, fuzzy),
+  and :func:`message_problems` adds Babel's own checks to ours.
+- **The question bank** (``locale/zh/LC_MESSAGES/questions.po``): each question's prompt,
+  explanation and choices, keyed ``"<question id>#prompt"``, ``"#why"`` and ``"#choice-a"``... like
+  the notebooks' paragraphs (see :mod:`perfcourse.teach.catalog`).
 
 Examples
 --------
 >>> found = source_messages('print(_("{n} workers").format(n=2))\\nx = _("Right.")', "demo.py")
 >>> sorted(found)
 ['Right.', '{n} workers']
+>>> list(source_messages('ngettext("{n} step", "{n} steps", k)', "demo.py"))
+[('{n} step', '{n} steps')]
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
+import io
 import re
 from pathlib import Path
 
 from .._lang import fields
-from .catalog import FUZZY
 
-__all__ = ["source_messages", "package_messages", "widget_labels", "question_entries", "update_messages",
-           "message_problems", "WIDGET_MAKERS"]
+__all__ = ["source_messages", "package_messages", "widget_labels", "question_entries", "merge_messages",
+           "message_problems", "new_message_catalog", "WIDGET_MAKERS", "KEYWORDS"]
 
 WIDGET_MAKERS = ("slider", "log_slider", "dropdown")
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}   # Babel's keyword specs: which arguments are messages
+TEAM = "perfcourse translators"
 _MAGIC = re.compile(r"^\s*[%!]")
 _NAME = re.compile(r"^[A-Za-z]*\d[\w.]*$")     # float32, p99, H200: names, not words to translate
 
 
 def source_messages(source, where):
-    """``{English: [(where, ""), ...]}`` of the ``_("...")`` and ``N_("...")`` calls in Python ``source``.
+    """``{message: [(where, None), ...]}`` of the translated literals in Python ``source``.
 
-    A ``_()`` whose argument is not one string literal is a ``ValueError`` naming its line: the
-    catalog could not hold it (translate the template, then ``.format`` it).
+    A message is its English, or ``(singular, plural)`` for an ``ngettext``. A call whose message
+    is not a string literal is a ``ValueError`` naming its line: the catalog could not hold it
+    (translate the template, then ``.format`` it).
     """
+    from babel.messages.extract import extract_python
+
+    calls = sorted((node.lineno, node.col_offset, isinstance(node.func, ast.Name))   # a SyntaxError names the line
+                   for node in ast.walk(ast.parse(source, filename=where)) if isinstance(node, ast.Call)
+                   and getattr(node.func, "id", getattr(node.func, "attr", None)) in KEYWORDS)
+    results = list(extract_python(io.BytesIO(source.encode("utf-8")), list(KEYWORDS), [], {}))
+    if len(results) != len(calls):    # Babel reads tokens: a call inside an f-string is no token of its own
+        missed = next((c for c, r in zip(calls, results, strict=False) if r[1] is None), calls[len(results)] if
+                      len(calls) > len(results) else calls[-1])
+        raise ValueError(f"{where}, line {missed[0]}: a translated message inside an f-string is not extracted; "
+                         "call _() outside the f-string and insert its result")
     found = {}
-    for node in ast.walk(ast.parse(source, filename=where)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_"):
-            arg = node.args[0] if node.args else None
-            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                raise ValueError(f"{where}, line {node.lineno}: _() must be given one string literal (a template "
-                                 "filled with .format afterwards), not an expression or an f-string")
-            found.setdefault(arg.value, []).append((where, ""))   # the file only: lines move with every edit
+    for (line, _col, bare), (_lineno, func, messages, _comments) in zip(calls, results, strict=True):
+        if not bare:        # gettext.ngettext(...): English chosen by count, for text that is never translated
+            continue
+        given = messages if isinstance(messages, tuple) else (messages,)
+        wanted = given[:2] if func == "ngettext" else given[:1]
+        if len(wanted) < (2 if func == "ngettext" else 1) or any(not isinstance(m, str) for m in wanted):
+            raise ValueError(f"{where}, line {line}: {func}() must be given string literals (a template filled "
+                             "with .format afterwards), not an expression or an f-string")
+        key = tuple(wanted) if func == "ngettext" else wanted[0]
+        found.setdefault(key, []).append((where, None))   # the file only: lines move with every edit
     return found
 
 
 def package_messages(package):
-    """Every ``_("...")`` message in the ``.py`` files under the folder ``package``, with where it is used."""
+    """Every translated message in the ``.py`` files under the folder ``package``, with where it is used."""
     package = Path(package)
     found = {}
     for path in sorted(package.rglob("*.py")):
@@ -78,7 +99,7 @@ def _strings(node):
 
 
 def widget_labels(nb, where):
-    """``{English: [(where, "")]}``: the labels of the widgets a notebook's code builds.
+    """``{English: [(where, None)]}``: the labels of the widgets a notebook's code builds.
 
     The first argument of every ``slider``/``log_slider``/``dropdown`` call (the label) and, for a
     dropdown, the words of a literal list of options.
@@ -100,7 +121,7 @@ def widget_labels(nb, where):
             if name == "dropdown" and len(node.args) > 1:
                 words += [w for w in _strings(node.args[1]) if not _NAME.match(w)]
             for word in words:
-                found.setdefault(word, []).append((where, ""))
+                found.setdefault(word, []).append((where, None))
     return found
 
 
@@ -113,52 +134,63 @@ def question_entries(bank):
     return out
 
 
-def update_messages(po, found):
-    """Bring the message catalog ``po`` in line with ``found`` (``{English: places}``); ``(added, fuzzied, dropped)``.
+def new_message_catalog(language):
+    """An empty Babel catalog of the package's messages in ``language``, with its plural rule."""
+    from babel.messages.catalog import Catalog
 
-    A new message gets an empty entry, unless a dropped one is very like it: then it takes that
-    one's translation, flagged fuzzy (as ``msgmerge`` does). Occurrences are refreshed.
+    return Catalog(locale=language, project="perfcourse messages", fuzzy=False, last_translator=TEAM,
+                   language_team=TEAM, msgid_bugs_address=TEAM)
+
+
+def merge_messages(catalog, found):
+    """Bring the Babel ``catalog`` in line with ``found`` (``{message: places}``); ``(added, fuzzied, dropped)``.
+
+    Babel's ``Catalog.update`` does what ``msgmerge`` does: a new message gets an empty entry, unless
+    a dropped one is very like it, whose translation it then takes, flagged fuzzy. Dropped messages
+    are forgotten, not kept as obsolete.
     """
-    import polib
+    from babel.messages.catalog import Catalog
 
-    old = {e.msgid: e for e in po if not e.obsolete and not e.msgctxt}
-    gone = {k: e for k, e in old.items() if k not in found and e.msgstr.strip()}
-    fresh, added, fuzzied = [], 0, 0
+    template = Catalog(locale=catalog.locale, fuzzy=False)
     for msgid, places in found.items():
-        entry = old.get(msgid)
-        if entry is None:
-            near = difflib.get_close_matches(msgid, list(gone), n=1, cutoff=0.8)
-            if near:
-                was = gone[near[0]]
-                entry = polib.POEntry(msgid=msgid, msgstr=was.msgstr, flags=[FUZZY], previous_msgid=was.msgid)
-                fuzzied += 1
-            else:
-                entry = polib.POEntry(msgid=msgid, msgstr="")
-                added += 1
-        if "{" in msgid and "python-brace-format" not in entry.flags:
-            entry.flags.append("python-brace-format")
-        entry.occurrences = sorted(set(places))
-        fresh.append(entry)
-    dropped = len(set(old) - set(found))
-    po[:] = fresh
+        braces = any("{" in m for m in (msgid if isinstance(msgid, tuple) else (msgid,)))
+        template.add(msgid, locations=sorted(set(places)), flags=("python-brace-format",) if braces else ())
+    before = {_key(m.id): m.fuzzy for m in catalog if m.id}
+    catalog.update(template, update_header_comment=False, update_creation_date=False)
+    catalog.obsolete.clear()
+    dropped = len(set(before) - {_key(m.id) for m in catalog if m.id})   # one a new message took counts too
+    added = sum(1 for m in catalog if m.id and _key(m.id) not in before and not m.fuzzy)
+    fuzzied = sum(1 for m in catalog if m.id and m.fuzzy and not before.get(_key(m.id), False))
     return added, fuzzied, dropped
 
 
-def message_problems(po, found, source_name):
-    """One line per message of ``found`` that ``po`` lacks, has fuzzy, untranslated, or with other ``{fields}``."""
-    have = {e.msgid: e for e in po if not e.obsolete and not e.msgctxt}
+def _key(msgid):
+    return tuple(msgid) if isinstance(msgid, (list, tuple)) else msgid
+
+
+def message_problems(catalog, found, source_name):
+    """One line per message of ``found`` that the Babel ``catalog`` lacks, has fuzzy, untranslated, or broken.
+
+    Broken: other ``{fields}`` than the English, or what Babel's own checkers find (the number
+    of plural forms, printf-style placeholders).
+    """
     out = []
     for msgid, places in found.items():
-        entry = have.get(msgid)
-        where = f"{source_name}: message {_short(msgid)!r} (used in {places[0][0]})"
+        entry = catalog.get(msgid)
+        shown = msgid[0] if isinstance(msgid, tuple) else msgid
+        where = f"{source_name}: message {_short(shown)!r} (used in {places[0][0]})"
+        strings = (entry.string if isinstance(entry.string, (list, tuple)) else (entry.string,)) if entry else ()
+        english = msgid[-1] if isinstance(msgid, tuple) else msgid
         if entry is None:
             out.append(f"{where}: new; run  perfcourse translate  and translate it")
-        elif FUZZY in entry.flags:
+        elif entry.fuzzy:
             out.append(f"{where}: fuzzy (the English changed since it was translated)")
-        elif not entry.msgstr.strip():
+        elif not all(s and s.strip() for s in strings):
             out.append(f"{where}: not translated yet")
-        elif fields(entry.msgstr) != fields(msgid):
-            out.append(f"{where}: the translation's {{fields}} differ from the English ones {fields(msgid)}")
+        elif any(fields(s) != fields(english) for s in strings):
+            out.append(f"{where}: the translation's {{fields}} differ from the English ones {fields(english)}")
+        else:
+            out += [f"{where}: {err}" for err in entry.check(catalog)]
     return out
 
 

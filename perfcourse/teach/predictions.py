@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .._check import real
-from .._lang import _
+from .._lang import _, ngettext
 from .verdicts import closeness
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
@@ -226,12 +226,15 @@ class Calibration:
         if not self.rows:
             return _("No prediction is recorded yet: each lesson's experiment adds one.")
         if not self.guessed:
-            return _("{n} experiment(s) recorded, none with a guess: set the guess (it ships as None) before running "
-                     "the measuring cell.").format(n=len(self.rows))
-        text = _("{guesses} guess(es) over {n} experiment(s): your median guess was off by {off:.2f}x, the models' "
-                 "by {model:.2f}x on the same experiments.").format(
-            guesses=len(self.guessed), n=len(self.rows), off=2 ** self.median_error,
-            model=2 ** self.model_median_error)
+            return ngettext("{n} experiment recorded, none with a guess: set the guess (it ships as None) before "
+                            "running the measuring cell.",
+                            "{n} experiments recorded, none with a guess: set the guess (it ships as None) before "
+                            "running the measuring cell.", len(self.rows)).format(n=len(self.rows))
+        guesses = ngettext("{n} guess", "{n} guesses", len(self.guessed)).format(n=len(self.guessed))
+        experiments = ngettext("{n} experiment", "{n} experiments", len(self.rows)).format(n=len(self.rows))
+        text = _("{guesses} over {experiments}: your median guess was off by {off:.2f}x, the models' by {model:.2f}x "
+                 "on the same experiments.").format(guesses=guesses, experiments=experiments,
+                                                    off=2 ** self.median_error, model=2 ** self.model_median_error)
         trend = self.trend()
         if trend is None:
             return text + _(" Make at least 4 guesses to see whether you improve through the course.")
@@ -248,7 +251,8 @@ class Calibration:
 
     def table(self):
         """One line per prediction, in course order."""
-        lines = [f"{_('prediction'):<28}{'guess/measured':>16}{'model/measured':>16}"]
+        head = _("prediction")
+        lines = [f"{head:<28}{'guess/measured':>16}{'model/measured':>16}"]
         for key, _lesson, g, m in self.rows:
             guess = _("no guess") if g is None else f"{2 ** g:.3g}"
             lines.append(f"{key:<28}{guess:>16}{2 ** m:>16.3g}")

@@ -116,7 +116,7 @@ def _suggest(qid, ids):
 def shown(q):
     """Question ``q`` as the learner reads it: prompt, explanation and choices in their language.
 
-    The translations come from ``perfcourse/locale/zh/questions.po`` (see :mod:`perfcourse._lang`);
+    The translations come from ``perfcourse/locale/zh/LC_MESSAGES/questions.po`` (see :mod:`perfcourse._lang`);
     a text not translated yet stays English.
     """
     if current() == "en":

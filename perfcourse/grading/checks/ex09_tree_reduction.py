@@ -7,6 +7,7 @@ brings back how many ``cuda.syncthreads()`` barriers one block passed. A tree ne
 
 from __future__ import annotations
 
+import gettext
 import math
 import numbers
 
@@ -61,7 +62,7 @@ def _block_problem(got, x, tpb, b):
     seg = x[b * tpb:(b + 1) * tpb]
     for k in range(1, log2_ceil(tpb) + 1):
         if seg.size > 2**k and close(got, seg[::2**k].sum(), rtol=1e-9, atol=1e-12):
-            steps = f"{k} step" + ("s" if k > 1 else "")
+            steps = gettext.ngettext("{k} step", "{k} steps", k).format(k=k)
             return (f"block {b}'s sum holds only one of every {2**k} of its elements: the tree stopped {steps} "
                     "early (the last halving step has stride 1)")
     missing = np.flatnonzero(np.isclose(seg.sum() - got, seg, rtol=1e-9, atol=1e-12))
