@@ -54,6 +54,24 @@ def test_axes_a_draw_added_are_removed_before_the_next():
     assert len(state.figure.axes) == 2
 
 
+def test_log_axes_carry_two_minor_ticks_a_decade():
+    def loglog(ax, top):
+        ax.loglog([1, top], [1e-3, 10])
+        ax.twinx().set_yscale("log")
+        return None
+
+    state = widgets.explorer(loglog, top=widgets.log_slider("top", 10, 1e4, 1e3)).explorer
+    state.controls["top"].value = 1e4
+    for ax in state.figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log":
+                continue
+            lo, hi = sorted(axis.get_view_interval())
+            minor = [t for t in axis.get_minorticklocs() if lo <= t <= hi]
+            mantissas = {round(t / 10 ** np.floor(np.log10(t) + 1e-9), 6) for t in minor}
+            assert minor and mantissas <= {2.0, 5.0}, (axis.axis_name, mantissas)
+
+
 def test_sliders_follow_the_drag():
     assert widgets.slider("n", 1, 10, 2).continuous_update
     assert widgets.slider("s", 0.0, 1.0, 0.5).continuous_update
