@@ -200,7 +200,7 @@ def test_lesson_10_shows_the_calibration_record_of_a_learner(tmp_path, monkeypat
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     cell = next(c for c in nb.cells if "pc.predictions.calibration()" in c.source)
     text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-    assert "5 guess(es) over 5 experiment(s)" in text and "first half" in text
+    assert "5 guesses over 5 experiments" in text and "first half" in text
     assert "08-first-change" in text and "replace the None" not in text
     assert any("image/png" in o.get("data", {}) for o in cell.outputs), "no calibration plot"
     assert np.isfinite(pc.predictions.calibration().median_error)

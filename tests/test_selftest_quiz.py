@@ -38,7 +38,7 @@ def test_correct_letters_are_not_all_the_same():
 def test_selected_references_follow_the_laws():
     assert selftest.get("l10-amdahl-5pct-64").reference() == pytest.approx(1 / (0.05 + 0.95 / 64))
     assert selftest.get("l10-mm1-time").reference() == pytest.approx(50.0)
-    assert selftest.get("l09-concurrency-cap").reference() == pytest.approx(80.0)
+    assert selftest.get("l09-concurrency-cap").reference() == pytest.approx(6 / 0.040)
     assert selftest.get("l10-kernels-only-ceiling").reference() == pytest.approx(55 / 47)
     assert selftest.get("l10-karp-flatt").reference() == pytest.approx(laws.karp_flatt(6, 8))
 
@@ -111,3 +111,48 @@ def test_selftest_exposes_the_quiz_widget():
     assert "ridge point" in w.children[0].value
     with pytest.raises(TypeError, match="qids"):
         quiz.quiz_widget("l10-ridge")
+
+
+# An answer printed in an earlier cell, where the number is something else (a batch size of 256, a 100 ms
+# service time), does not give the question away; each is named here with what the number is above it.
+_SAME_NUMBER_ELSEWHERE = {
+    "l01-slo-batch": "256 is a batch size in the sweep above",
+    "lecture-amdahl-1pct": "100 appears as a count of workers and calls",
+    "l05-strided-useful": "0.125 is the scale kernel's intensity in the table above",
+    "l05-fma-chains": "4.00 is a datasheet ratio above",
+    "l06-mm1-time": "100 appears as a rate and a count",
+    "l09-concurrency-cap": "150 ms is a queueing time above",
+}
+
+
+def _forms(x):
+    out = {f"{x:.{d}g}" for d in (2, 3, 4)} | {f"{x:.{d}f}" for d in (1, 2, 3)}
+    if abs(x - round(x)) < 1e-9:
+        out |= {f"{int(round(x)):,}", str(int(round(x)))}
+    return {f for f in out if len(f.replace(",", "").replace(".", "").replace("-", "").lstrip("0")) >= 3}
+
+
+def test_no_self_test_is_answered_in_the_cells_above_it():
+    import json
+    import re
+
+    from perfcourse.teach.lessons import LESSONS
+
+    from .browser import ROOT
+
+    given_away = []
+    for lesson in LESSONS:
+        nb = json.loads((ROOT / "notebooks" / lesson.notebook).read_text(encoding="utf-8"))
+        above = ""
+        for cell in nb["cells"]:
+            source = "".join(cell["source"])
+            for qid in re.findall(r'selftest\.ask\("([\w-]+)"\)', source):
+                q = selftest.get(qid)
+                if q.kind != "number" or qid in _SAME_NUMBER_ELSEWHERE:
+                    continue
+                hits = [f for f in _forms(q.reference()) if re.search(r"(?<![\w.])" + re.escape(f) + r"(?![\w]|\.\d)",
+                                                                     above)]
+                if hits:
+                    given_away.append(f"{lesson.notebook}: {qid} = {hits[0]} is shown above it")
+            above += "\n" + source + "\n" + json.dumps(cell.get("outputs", []), ensure_ascii=False)
+    assert not given_away, given_away

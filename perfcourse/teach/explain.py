@@ -16,7 +16,7 @@ from ..units import format_seconds as _fmt_s  # short: it sits inside long sente
 from .verdicts import time_against_model
 
 __all__ = ["read_verdict", "nearest_bound", "bound_verdict", "karp_flatt_verdict", "call_count_verdict",
-           "scaling_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK"]
+           "scaling_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK", "BOUND_SLACK"]
 
 # A ceiling bounds a time when the call reached at least half of it: below that, something the ceilings do
 # not measure (fixed costs, dependencies, shared cores) set more of the time than the ceiling did.
@@ -27,6 +27,9 @@ AGREE_ABS = 0.01
 # A measured speedup above n x this on n workers is more than sharing work can give: the baseline run was
 # slowed. 5% leaves room for the timing noise of a loaded 2-core machine (lesson 04's runs).
 SUPERLINEAR_SLACK = 1.05
+# A measurement above an upper bound by no more than this reached the bound (timing noise); above it, the bound
+# was wrong, and it explains nothing. The same 5% as SUPERLINEAR_SLACK, for the same loaded machine.
+BOUND_SLACK = SUPERLINEAR_SLACK
 
 
 def read_verdict(measured_s, model_s, *, nbytes, bandwidth, what, cache_bytes=None, reused=False,
@@ -123,7 +126,10 @@ bounds it here.
     parts = [_("{rate} of {resource} ({share:.0%} of {ceiling})").format(
         rate=si(amount / t, unit), resource=resource, share=amount / t / ceiling, ceiling=si(ceiling, unit))
         for resource, amount, ceiling, unit in uses]
-    if fraction >= BOUND_SHARE:
+    if fraction > BOUND_SLACK:      # past a measured ceiling: the ceiling was measured low, it bounds nothing
+        reading = _("above the {name} ceiling ({fraction:.0%} of it), so that ceiling was measured too low for this "
+                    "run and bounds nothing here; measure it again beside the run")
+    elif fraction >= BOUND_SHARE:
         reading = _("nearest to the {name} ceiling, so that is what bounds it here")
     else:
         reading = _("no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
@@ -255,12 +261,12 @@ threads waited for each other).
         return (text + _(" Measured {psi:.3g}x: more than {n:g} workers can give by sharing the work, so the "
                          "one-worker run was slowed (by other programs on the machine, or a cold start): rerun it "
                          "before reading more into it.")).format(**v)
-    if is_close(psi, cap, band):
-        return (text + _(" Measured {psi:.3g}x: within {band:g}x of that, so the {resource} explains the result.")
-                ).format(**v)
-    if psi > cap:
+    if psi > cap * BOUND_SLACK:     # an upper bound that was exceeded explains nothing
         return (text + _(" Measured {psi:.3g}x: above what the {resource} allows, so the one-worker run did not "
                          "reach the ceiling it could have (or was slowed by other programs).")).format(**v)
+    if is_close(psi, cap, band):
+        return (text + _(" Measured {psi:.3g}x: at or just under that bound (within {band:g}x), so the {resource} "
+                         "explains the result.")).format(**v)
     text += _(" Measured {psi:.3g}x: {below:.3g}x below what the {resource} allows, so something else held the "
               "workers back")
     if cores_busy is None:

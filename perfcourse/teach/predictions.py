@@ -39,7 +39,7 @@ from pathlib import Path
 
 from .._check import real
 from .._lang import _, ngettext
-from .verdicts import closeness
+from .verdicts import closeness, noise_note
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
 
@@ -79,6 +79,7 @@ class Entry:
     unit: str
     about: str = ""
     time: float = 0.0
+    noisy: str | None = None    # why the measurement was too noisy to judge against, when it was
 
     @property
     def guess_ratio(self):
@@ -94,14 +95,19 @@ class Entry:
         about = f" ({self.about})" if self.about else ""
         lines = [_("prediction {key}{about}, in {unit}:").format(key=self.key, about=about, unit=self.unit)]
         guess, model, measured = (f"  {word:<{_WIDTH}}" for word in (_("your guess"), _("model"), _("measured")))
+        def words(ratio):   # no verdict from a noisy measurement
+            return _("(too noisy to judge)") if self.noisy else closeness(ratio)
+
         if self.guess is None:
             lines.append(guess + _(" none: no guess was made; set it in the cell above and run both cells again"))
         else:
             lines.append(guess + _("{guess:>6.3g}   guess/measured = {ratio:.3g}   {closeness}").format(
-                guess=self.guess, ratio=self.guess_ratio, closeness=closeness(self.guess_ratio)))
+                guess=self.guess, ratio=self.guess_ratio, closeness=words(self.guess_ratio)))
         lines.append(model + _("{model:>6.3g}   model/measured = {ratio:.3g}   {closeness}").format(
-            model=self.model, ratio=self.model_ratio, closeness=closeness(self.model_ratio)))
+            model=self.model, ratio=self.model_ratio, closeness=words(self.model_ratio)))
         lines.append(f"{measured}{self.measured:>6.3g}")
+        if self.noisy:
+            lines.append("  " + self.noisy)
         return "\n".join(lines)
 
 
@@ -119,7 +125,7 @@ def _checked(key, guess, model, measured, unit, about):
     return key, (None if guess is None else float(guess)), float(model), float(measured)
 
 
-def record(key, *, guess, model, measured, unit, about="", show=True, keep=True):
+def record(key, *, guess, model, measured, unit, about="", timing=None, show=True, keep=True):
     """Show a guess beside the model and the measurement; append it to the learner's log; return the Entry.
 
     Parameters
@@ -134,12 +140,17 @@ def record(key, *, guess, model, measured, unit, about="", show=True, keep=True)
         E.g. ``"ms"``, ``"x"``, ``"GB/s"``.
     about : str
         What was measured: workload, batch, shape, dtype and percentile.
+    timing : Timing or a list of them, optional
+        The measurement's samples (both of a ratio's). When they are too noisy to judge (see
+        :func:`perfcourse.teach.verdicts.noise_note`) the comparison says so instead of a verdict,
+        and the calibration of lesson 10 leaves the entry out.
     show, keep : bool
         Print the comparison; append it to :func:`log_path` (never while ``PERFCOURSE_RECORD=0``, as
         in a presentation: the presenter's own log is not a learner's record).
     """
     key, guess, model, measured = _checked(key, guess, model, measured, unit, about)
-    entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time())
+    timings = () if timing is None else tuple(timing) if isinstance(timing, (list, tuple)) else (timing,)
+    entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time(), noise_note(*timings))
     if show:
         print(entry)
     if keep and os.environ.get(ENV_RECORD, "").strip() != "0":
@@ -182,6 +193,8 @@ def _entry(data):
     if not isinstance(data, dict):
         raise TypeError("a record is a JSON object")
     entry = Entry(**{k: data[k] for k in Entry.__dataclass_fields__ if k in data})
+    if entry.noisy is not None and not isinstance(entry.noisy, str):
+        raise TypeError("a record's noisy field is the reason, a string, or null")
     _checked(entry.key, entry.guess, entry.model, entry.measured, entry.unit, entry.about)
     return entry
 
@@ -191,10 +204,12 @@ class Calibration:
     """The learner's predictions in course order: log2(guess/measured) beside log2(model/measured).
 
     ``rows`` holds ``(key, lesson, guess_log2 or None, model_log2)``, the latest attempt of each
-    key; 0 is a perfect prediction, +1 twice too high, -1 half.
+    key; 0 is a perfect prediction, +1 twice too high, -1 half. ``noisy`` names the keys left
+    out because every attempt's measurement was too noisy to judge.
     """
 
     rows: tuple
+    noisy: tuple = ()
 
     @property
     def guessed(self):
@@ -223,6 +238,15 @@ class Calibration:
 
     def summary(self):
         """Sentences the learner reads: how far off the guesses were, against the model, and the trend."""
+        if not self.noisy:
+            return self._summary()
+        left_out = ngettext(" {n} more experiment was too noisy to judge and is left out ({keys}): rerun it on a "
+                            "quiet machine.",
+                            " {n} more experiments were too noisy to judge and are left out ({keys}): rerun them on "
+                            "a quiet machine.", len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
+        return self._summary() + left_out
+
+    def _summary(self):
         if not self.rows:
             return _("No prediction is recorded yet: each lesson's experiment adds one.")
         if not self.guessed:
@@ -262,14 +286,17 @@ class Calibration:
 def calibration(entries=None):
     """The :class:`Calibration` of a list of entries (default: the learner's log)."""
     entries = load() if entries is None else list(entries)
-    first_seen, latest = {}, {}
+    first_seen, latest, noisy = {}, {}, []
     for e in sorted(entries, key=lambda e: e.time):
         if not isinstance(e, Entry):
             raise TypeError(f"entries must be predictions.Entry records; got {type(e).__name__}")
+        if e.noisy:                 # no verdict from noise: its ratios say nothing about the guess
+            noisy.append(e.key)
+            continue
         first_seen.setdefault(e.key, e.time)
         if e.guess is not None or e.key not in latest or latest[e.key].guess is None:
             latest[e.key] = e   # the latest attempt, preferring one with a guess
     order = sorted(latest, key=lambda k: (latest[k].lesson, first_seen[k]))
     rows = tuple((k, latest[k].lesson, None if latest[k].guess is None else math.log2(latest[k].guess_ratio),
                   math.log2(latest[k].model_ratio)) for k in order)
-    return Calibration(rows)
+    return Calibration(rows, tuple(dict.fromkeys(k for k in noisy if k not in latest)))

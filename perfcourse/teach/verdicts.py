@@ -3,6 +3,8 @@
 Measured speedups change from machine to machine and run to run, so a lesson never writes
 its verdict by hand: it prints the sentence these functions compute from the numbers on screen,
 in the learner's language. What each verdict decides is data in :mod:`perfcourse.models.verdicts`.
+A measurement too noisy to judge (or with too few samples) gets no verdict: :func:`judged` puts
+:func:`noise_note` in its place, which says by how much and what to do.
 """
 
 from __future__ import annotations
@@ -14,8 +16,65 @@ from .._lang import _
 from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
 
-__all__ = ["CLOSE_RATIO", "NEAR_ONE", "is_close", "closeness", "time_against_model", "against_model", "speedup_outcome",
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "judged", "closeness", "time_against_model", "against_model", "speedup_outcome",
            "speedup_verdict", "amdahl_line", "compare_line", "nearest_bound"]
+
+
+# A timing of fewer samples than this says nothing about its own spread, so no verdict is read from it.
+MIN_SAMPLES = 5
+
+
+def noise_note(*timings):
+    """None when every timing is steady enough to judge; else why not, by how much, and what to do.
+
+    A timing is too noisy when it is flagged NOISY (its IQR/median above the harness's limit,
+    :data:`perfcourse.measure.samples.NOISY_IQR`) or holds fewer than :data:`MIN_SAMPLES`
+    samples. ``None`` entries are skipped (a measurement that was not taken).
+
+    Examples
+    --------
+    >>> from perfcourse.measure.samples import Timing
+    >>> steady = Timing.from_samples([1.00, 1.01, 0.99, 1.02, 1.00, 0.98], name="copy")
+    >>> noisy = Timing.from_samples([1.0, 1.6, 0.7, 1.3, 0.9, 1.8], name="step")
+    >>> noise_note(steady) is None
+    True
+    >>> print(noise_note(steady, noisy))
+    too noisy to judge: step varied by IQR/median 0.52 (above 0.1), so the next run could give another p50; rerun \
+it on a quiet machine (other programs closed) or with more repeats before reading a verdict
+    """
+    from ..measure.samples import NOISY_IQR
+
+    for t in timings:
+        if t is None:
+            continue
+        if not (hasattr(t, "n") and hasattr(t, "noisy")):
+            raise TypeError(f"noise_note takes Timing objects (pc.timing.measure's result); got {type(t).__name__}")
+        if t.n < MIN_SAMPLES:
+            return _("too few samples to judge: {name} has {n} (a spread needs at least {need}); rerun it with more "
+                     "repeats before reading a verdict").format(name=t.name, n=t.n, need=MIN_SAMPLES)
+        if t.noisy:
+            return _("too noisy to judge: {name} varied by IQR/median {spread:.2f} (above {limit:g}), so the next "
+                     "run could give another p50; rerun it on a quiet machine (other programs closed) or with more "
+                     "repeats before reading a verdict").format(name=t.name, spread=t.iqr_over_median,
+                                                                limit=NOISY_IQR)
+    return None
+
+
+def judged(sentence, *timings):
+    """``sentence`` (a verdict) when the timings it was read from are steady; else :func:`noise_note`'s.
+
+    Examples
+    --------
+    >>> from perfcourse.measure.samples import Timing
+    >>> steady = Timing.from_samples([1.00, 1.01, 0.99, 1.02, 1.00, 0.98], name="copy")
+    >>> judged("close to the model", steady)
+    'close to the model'
+    >>> judged("close to the model", Timing.from_samples([1.0, 1.1], name="copy")).split(":")[0]
+    'too few samples to judge'
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be the verdict's text; got {type(sentence).__name__}")
+    return noise_note(*timings) or sentence
 
 
 def closeness(ratio, band=CLOSE_RATIO):

@@ -12,9 +12,10 @@ QUESTIONS = [
              reference=lambda: laws.batch_throughput(32, 0.012), unit="rows/s"),
     Question("l01-slo-batch", 1,
              "Measured p99 latency per batch: b=1: 4 ms, b=8: 6 ms, b=64: 21 ms, b=256: 48 ms, b=1024: 190 ms. "
-             "The SLO is p99 <= 25 ms. What is the largest batch that meets it?",
-             "Only batches whose p99 is at most 25 ms qualify: 1, 8 and 64; the largest of them is 64.",
-             reference=lambda: latency.largest_batch_under_slo(_P99_BY_BATCH, 0.025), rtol=0, unit="rows"),
+             "The SLO is p99 <= 50 ms. What is the largest batch that meets it?",
+             "Only batches whose p99 is at most 50 ms qualify: 1, 8, 64 and 256; the largest of them is 256. At "
+             "b = 1024 the p99 of 190 ms misses the SLO, however high its throughput.",
+             reference=lambda: latency.largest_batch_under_slo(_P99_BY_BATCH, 0.050), rtol=0, unit="rows"),
     Question("l01-memory-bound-b1", 1,
              "W is a 4096 x 4096 float32 matrix and memory delivers 32 GB/s (1 GB = 1e9 bytes). The compute "
              "roof is 160 GFLOP/s. What latency does the roofline model give for X[1, 4096] @ W, in ms?",

@@ -11,9 +11,10 @@ QUESTIONS = [
              "work is still 1023 adds.",
              reference=lambda: dag.tree_sum(1024).span, rtol=0, unit="adds"),
     Question("l02-tree-parallelism", 2,
-             "For that tree sum of 1024 numbers, what is the average parallelism T1 / T_inf?",
-             "T1 = 1023 adds, T_inf = 10 levels: 1023 / 10 = 102.3 adds can run at once on average.",
-             reference=lambda: dag.tree_sum(1024).parallelism),
+             "A tree sum of 4096 numbers: what is its average parallelism T1 / T_inf?",
+             "T1 = 4095 adds, T_inf = log2 4096 = 12 levels: 4095 / 12 = 341.25 adds can run at once on average. "
+             "Four times the numbers gave only two more levels, so the parallelism grew almost fourfold.",
+             reference=lambda: dag.tree_sum(4096).parallelism),
     Question("l02-brent", 2,
              "A computation has T1 = 1,000,000 operations and span T_inf = 20. What upper bound on the time "
              "does Brent's bound give with P = 100 workers, in steps?",
@@ -21,11 +22,11 @@ QUESTIONS = [
              "matters.",
              reference=lambda: laws.brent_bound(1_000_000, 20, 100), unit="steps"),
     Question("l02-scan-work", 2,
-             "The recurrence x[t+1] = a x[t] + b over 8 steps is rewritten as a Hillis-Steele scan (3 rounds "
+             "The recurrence x[t+1] = a x[t] + b over 16 steps is rewritten as a Hillis-Steele scan (4 rounds "
              "of combining affine maps, then one round applying them to x0). How many operations is that?",
-             "7 + 6 + 4 combines plus 8 applications = 25 operations, against 8 for the loop: the scan buys "
-             "a span of 4 instead of 8 with about three times the work.",
-             reference=lambda: dag.scan_recurrence(8).work, rtol=0, unit="operations"),
+             "15 + 14 + 12 + 8 combines plus 16 applications = 65 operations, against 16 for the loop: the scan "
+             "buys a span of 5 instead of 16 with about four times the work.",
+             reference=lambda: dag.scan_recurrence(16).work, rtol=0, unit="operations"),
     Question("l02-more-threads", 2,
              "A loop computes x[t+1] = a x[t] + b for a million steps. What do 1000 threads do for it, "
              "as written?",

@@ -1,6 +1,6 @@
 """Self-test questions for lesson 03: Amdahl's law and where serial time hides."""
 
-from ...models import laws, scaling
+from ...models import launches, laws
 from ..question import Question
 
 QUESTIONS = [
@@ -15,11 +15,14 @@ QUESTIONS = [
              "1 / (0.25 + 0.75/4) = 2.29x: the serial quarter already eats more than half of the 4-worker time.",
              reference=lambda: laws.amdahl_speedup(0.25, 4), unit="x"),
     Question("l03-launch-bound", 3,
-             "A step does 100 µs of useful work split over 1000 kernel launches, and each launch costs 5 µs of "
-             "host time. How long does the step take, in milliseconds?",
-             "100 µs + 1000 x 5 µs = 5.1 ms: launches are serial work, 98% of the time here; fusing them into "
-             "one kernel removes almost all of it.",
-             reference=lambda: scaling.call_overhead_time(100e-6, 1000, 5e-6) * 1e3, unit="ms"),
+             "A step does 100 µs of useful GPU work split over 1000 kernels. The host needs 5 µs to issue each "
+             "launch, and launches are asynchronous: the GPU runs one kernel while the host issues the next. "
+             "How long does the step take on the device, in milliseconds?",
+             "Each kernel lasts 0.1 µs and is done long before the next one is issued, so the GPU waits on the "
+             "host: 1000 x 5 µs of issuing plus the last kernel's 0.1 µs = 5.0 ms. The work hides inside the "
+             "launches; fusing the 1000 kernels into one removes almost all of the time.",
+             reference=lambda: launches.async_timeline(1000, launch_s=5e-6, kernel_s=100e-6 / 1000).device_s * 1e3,
+             unit="ms"),
     Question("l03-karp-flatt", 3,
              "A run is 3.2x faster on 4 workers than on 1. What serial fraction does the Karp-Flatt metric "
              "give?",

@@ -10,10 +10,11 @@ QUESTIONS = [
              "0.05 + 0.95 x 64 = 60.85x: the serial part stays the same while the parallel work grows 64 times.",
              reference=lambda: laws.gustafson_speedup(0.05, 64), unit="x"),
     Question("l04-weak-efficiency", 4,
-             "Weak scaling: one worker takes 10 s for its share; 8 workers, each with the same share, take "
-             "12.5 s. What is the weak-scaling efficiency (as a fraction)?",
-             "Ideal weak scaling keeps the time flat, so efficiency = 10 s / 12.5 s = 0.8.",
-             reference=lambda: float(scaling.weak_scaling([1, 8], [10.0, 12.5]).efficiency[-1])),
+             "Weak scaling: one worker takes 6 s for its share; 16 workers, each with the same share, take "
+             "8 s. What is the weak-scaling efficiency (as a fraction)?",
+             "Ideal weak scaling keeps the time flat, so efficiency = 6 s / 8 s = 0.75: a quarter of each "
+             "worker's time goes to what the extra workers brought (communication, waiting, shared memory).",
+             reference=lambda: float(scaling.weak_scaling([1, 16], [6.0, 8.0]).efficiency[-1])),
     Question("l04-which-scaling", 4,
              "Every GPU keeps a batch of 32 samples as GPUs are added, so the global batch grows. Which "
              "kind of scaling is that?",

@@ -4,11 +4,6 @@ from ...models import counts, datasheets, roofline
 from ..question import Question
 
 
-def _h200_ridge():
-    h200 = datasheets.datasheet("H200")
-    return roofline.ridge_point(h200.peak_flops("bf16"), h200.memory_bandwidth)
-
-
 def _triad_ms():
     triad = counts.get("triad")
     return 1e3 * roofline.roofline_time(triad.flops(2**27), triad.bytes_moved(2**27, dtype="float32"),
@@ -29,11 +24,12 @@ def _chains_gain(fmas=4096, latency=4, chains=8):
 
 QUESTIONS = [
     Question("l05-ridge", 5,
-             "An H200's datasheet gives 4.8 TB/s of memory bandwidth and 989 TFLOP/s of dense bf16. Where is its "
-             "ridge point?",
-             "ridge = peak FLOP/s / bandwidth = 989e12 / 4.8e12 = 206 FLOP/byte: a bf16 kernel needs about 206 "
-             "FLOPs per byte it moves before compute, not memory, limits it.",
-             reference=_h200_ridge, unit="FLOP/byte"),
+             "A new accelerator's datasheet gives 2.0 TB/s of memory bandwidth and 450 TFLOP/s of dense bf16. "
+             "Where is its ridge point, in FLOP/byte?",
+             "ridge = peak FLOP/s / bandwidth = 450e12 / 2.0e12 = 225 FLOP/byte: a bf16 kernel needs about 225 "
+             "FLOPs per byte it moves before compute, not memory, limits it. A dense layer at batch 1 does about "
+             "1 FLOP per byte: far left of the ridge, memory-bound.",
+             reference=lambda: roofline.ridge_point(450e12, 2.0e12), unit="FLOP/byte"),
     Question("l05-triad-time", 5,
              "A triad a = b + q*c runs over n = 2^27 float32 elements on a GPU whose measured bandwidth is 4.0 TB/s "
              "(fp32 peak 67 TFLOP/s). What is the shortest time it can take, in milliseconds?",

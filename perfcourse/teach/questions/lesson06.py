@@ -49,11 +49,12 @@ QUESTIONS = [
              correct="b"),
     Question("l06-slo-batch", 6,
              "In the lesson's static-batching setup (Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b, "
-             "100,000 simulated requests, seed 0), what is the largest batch size whose p99 latency meets a "
-             "50 ms SLO?",
+             "100,000 simulated requests, seed 0), what is the largest batch size whose p99 latency meets an "
+             "80 ms SLO?",
              "Below 7 the server cannot keep up and the queue grows without bound; above, every extra request "
-             "in a batch adds fill time (1/600 s) and service time, so p99 climbs past 50 ms after batch 15.",
-             reference=lambda: largest_static_batch_under_slo(**SLO_SETUP), rtol=0, unit="requests"),
+             "in a batch adds fill time (1/600 s) and service time, so p99 climbs past 80 ms after batch 28.",
+             reference=lambda: largest_static_batch_under_slo(**{**SLO_SETUP, "slo": 0.080}), rtol=0,
+             unit="requests"),
     Question("l06-token-budget", 6,
              "A continuous-batching server has a small token budget per step, smaller than what a burst of "
              "prompts needs. What suffers first?",

@@ -13,22 +13,22 @@ QUESTIONS = [
                       "The run cannot get any faster on this GPU",
                       "Users see the lowest latency the GPU can give"),
              correct="a"),
-    Question("l09-amdahl-16", 9,
-             "The lecture's program (10% serial) now runs on 16 workers. What speedup does Amdahl's law give?",
-             "1/(0.1 + 0.9/16) = 6.4: doubling the workers from 8 to 16 lifts the speedup only from 4.71 "
-             "to 6.4, under a ceiling of 10.",
-             reference=lambda: laws.amdahl_speedup(0.1, 16), unit="x"),
+    Question("l09-amdahl-32", 9,
+             "The lecture's program (10% serial) now runs on 32 workers. What speedup does Amdahl's law give?",
+             "1/(0.1 + 0.9/32) = 7.8: four times the 8 workers lift the speedup only from 4.71 to 7.8, under a "
+             "ceiling of 10.",
+             reference=lambda: laws.amdahl_speedup(0.1, 32), unit="x"),
     Question("l09-concurrency-cap", 9,
-             "Requests spend 50 ms in the system, but the client allows only 4 in flight at once. "
+             "Requests spend 40 ms in the system, but the client allows only 6 in flight at once. "
              "What is the most throughput it can get?",
-             "Little's law turned around: lambda = L / W = 4 / 0.05 s = 80 req/s, far below the 200 req/s "
-             "the service could take with 10 in flight.",
-             reference=lambda: laws.littles_law(in_flight=4, time_in_system=0.05), unit="req/s"),
+             "Little's law turned around: lambda = L / W = 6 / 0.04 s = 150 req/s, whatever the service could "
+             "take: more throughput needs more requests in flight, or less time each.",
+             reference=lambda: laws.littles_law(in_flight=6, time_in_system=0.04), unit="req/s"),
     Question("l09-efficiency-8", 9,
-             "A job runs 6.4 times faster on 8 GPUs than on 1. What is the parallel efficiency (as a fraction)?",
-             "efficiency = speedup / N = 6.4 / 8 = 0.8: a fifth of the GPU time goes to serial work, "
+             "A job takes 120 s on 1 GPU and 20 s on 8 GPUs. What is the parallel efficiency (as a fraction)?",
+             "speedup = 120 / 20 = 6x, efficiency = 6 / 8 = 0.75: a quarter of the GPU time goes to serial work, "
              "communication or imbalance.",
-             reference=lambda: laws.efficiency(6.4, 8)),
+             reference=lambda: laws.efficiency(120 / 20, 8)),
     Question("l09-batch-wait", 9,
              "Batching 8 requests raised throughput from 50 to 266.7 req/s. What happened to the time a "
              "single request needs?",
