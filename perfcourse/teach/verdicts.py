@@ -16,8 +16,9 @@ from .._lang import _
 from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
 
-__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "judged", "closeness", "time_against_model", "against_model", "speedup_outcome",
-           "speedup_verdict", "amdahl_line", "compare_line", "nearest_bound"]
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "judged", "closeness",
+           "time_against_model", "against_model", "speedup_outcome", "speedup_verdict", "amdahl_line", "compare_line",
+           "nearest_bound"]
 
 
 # A timing of fewer samples than this says nothing about its own spread, so no verdict is read from it.
