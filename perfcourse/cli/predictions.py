@@ -47,6 +47,6 @@ def run(args):
 
         ax = plot_calibration(cal.rows, title="your predictions across the course")
         ax.figure.tight_layout()
-        ax.figure.savefig(args.plot, dpi=120)
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")   # the y label stays in
         print(f"plot written to {args.plot}")
     return 0

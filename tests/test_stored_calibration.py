@@ -1,0 +1,81 @@
+"""Lesson 10's stored calibration record is the one the stored lessons printed: one full run, lesson 10 last."""
+
+import json
+import re
+
+from perfcourse.teach.lessons import LESSONS
+
+from .browser import ROOT
+
+_RECORD = re.compile(r"^prediction (\d\d-[\w.-]+) \(")
+_MODEL = re.compile(r"model/measured = ([0-9.e+-]+)")
+
+
+def _text(nb):
+    out = []
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                out.append("".join(o["text"]) if isinstance(o["text"], list) else o["text"])
+    return "".join(out)
+
+
+def printed_records(nb):
+    """``{key: (model/measured as printed, noisy)}``: each prediction a lesson's stored outputs show, the last one."""
+    found, key = {}, None
+    for line in _text(nb).splitlines():
+        m = _RECORD.match(line)
+        if m:
+            key = m.group(1)
+            continue
+        if key and "model/measured" in line:
+            found[key] = (_MODEL.search(line).group(1), "too noisy to judge" in line)
+            key = None
+    return found
+
+
+def calibration_table(nb):
+    """``{key: model/measured}`` from the table lesson 10 prints under its header line."""
+    rows, inside = {}, False
+    for line in _text(nb).splitlines():
+        if line.startswith("prediction") and "model/measured" in line and "guess/measured" in line:
+            inside, rows = True, {}
+            continue
+        if inside:
+            parts = line.split()
+            if len(parts) < 3 or not re.match(r"\d\d-", parts[0]):
+                inside = False
+                continue
+            rows[parts[0]] = parts[-1]
+    return rows
+
+
+def test_lesson_10_lists_every_steady_record_the_lessons_print_with_the_same_ratio():
+    printed = {}
+    for lesson in LESSONS:
+        if lesson.number == 10:
+            continue
+        nb = json.loads((ROOT / "notebooks" / lesson.notebook).read_text(encoding="utf-8"))
+        printed.update(printed_records(nb))
+    table = calibration_table(json.loads((ROOT / "notebooks" / "10_self_test.ipynb").read_text(encoding="utf-8")))
+    steady = {k: ratio for k, (ratio, noisy) in printed.items() if not noisy}
+    assert len(printed) >= 15, f"the stored lessons print {len(printed)} predictions"
+    assert set(table) == set(steady), (f"in lesson 10 only: {sorted(set(table) - set(steady))}; "
+                                       f"printed but not in lesson 10: {sorted(set(steady) - set(table))}")
+    wrong = {k: (steady[k], table[k]) for k in table if float(steady[k]) != float(table[k])}
+    assert not wrong, f"model/measured printed by the lesson against lesson 10's: {wrong}"
+
+
+def test_the_parsers_read_what_record_and_the_table_print(tmp_path, monkeypatch):
+    from perfcourse.measure.samples import Timing
+    from perfcourse.teach import predictions
+
+    monkeypatch.setenv("PERFCOURSE_HOME", str(tmp_path))
+    steady = Timing.from_samples([1.00, 1.01, 0.99, 1.02, 1.00, 0.98], name="t")
+    noisy = Timing.from_samples([1.0, 1.6, 0.7, 1.3, 0.9, 1.8], name="t")
+    a = predictions.record("01-a", guess=None, model=2.0, measured=1.6, unit="ms", about="x", timing=steady, show=False)
+    b = predictions.record("02-b", guess=3.0, model=1.0, measured=1.1, unit="x", about="y", timing=noisy, show=False)
+    cal = predictions.calibration(predictions.load())
+    nb = {"cells": [{"outputs": [{"output_type": "stream", "text": f"{a}\n{b}\n{cal.table()}\n"}]}]}
+    assert printed_records(nb) == {"01-a": ("1.25", False), "02-b": ("0.909", True)}
+    assert calibration_table(nb) == {"01-a": "1.25"}
