@@ -326,3 +326,18 @@ def test_site_renders_both_languages_with_a_switch(tmp_path):
     assert f'hreflang="en" href="../{LESSONS[0].stem}.html">English</a>' in chinese
     assert 'src="../mathjax/MathJax.js' in chinese and 'src="mathjax/MathJax.js' in english
     assert "01 · 中文标题" in chinese and 'href="zh/index.html"' in written[0].read_text()
+
+
+def test_the_catalogs_use_the_lecture_s_terms():
+    """Every rendering the translators' guide rules out is absent from every Chinese catalog."""
+    guide = (ROOT / "docs" / "translators.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1:-1] for line in guide.splitlines() if line.startswith("| ") and "---" not in line]
+    banned = {cells[2].strip(): cells[1].strip() for cells in rows[1:]}
+    assert {"跨度", "Brent 定理"} <= set(banned), banned
+    found = []
+    for path in sorted((ROOT / "perfcourse" / "locale" / "zh").rglob("*.po")):
+        for e in polib.pofile(str(path), wrapwidth=0):
+            texts = list(e.msgstr_plural.values()) if e.msgid_plural else [e.msgstr]
+            found += [f"{path.name} {e.msgctxt or e.msgid[:40]!r}: {word} (write {banned[word]})"
+                      for word in banned for t in texts if word in t]
+    assert not found, found
