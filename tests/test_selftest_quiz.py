@@ -116,8 +116,9 @@ def test_selftest_exposes_the_quiz_widget():
 # An answer printed in an earlier cell, where the number is something else (a batch size of 256, a 100 ms
 # service time), does not give the question away; each is named here with what the number is above it.
 _SAME_NUMBER_ELSEWHERE = {
+    "l01-batch-throughput": "3000 is a slider's upper end above",
+    "lecture-amdahl-1pct": "100 appears as 100 ms and as 100.0% efficiency above",
     "l01-slo-batch": "256 is a batch size in the sweep above",
-    "lecture-amdahl-1pct": "100 appears as a count of workers and calls",
     "l05-strided-useful": "0.125 is the scale kernel's intensity in the table above",
     "l05-fma-chains": "4.00 is a datasheet ratio above",
     "l06-mm1-time": "100 appears as a rate and a count",
@@ -126,9 +127,11 @@ _SAME_NUMBER_ELSEWHERE = {
 
 
 def _forms(x):
-    out = {f"{x:.{d}g}" for d in (2, 3, 4)} | {f"{x:.{d}f}" for d in (1, 2, 3)}
+    out = {f"{x:.{d}g}" for d in (2, 3, 4)} | {f"{x:.{d}f}" for d in (1, 2, 3)} | {f"{round(x):,}"}
     if abs(x - round(x)) < 1e-9:
-        out |= {f"{int(round(x)):,}", str(int(round(x)))}
+        out.add(str(int(round(x))))
+    if 0 < x < 1:                      # a fraction is printed as a percentage too
+        out |= {f"{x:.0%}", f"{x:.1%}"}
     return {f for f in out if len(f.replace(",", "").replace(".", "").replace("-", "").lstrip("0")) >= 3}
 
 

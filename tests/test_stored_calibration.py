@@ -29,7 +29,7 @@ def printed_records(nb):
             key = m.group(1)
             continue
         if key and "model/measured" in line:
-            found[key] = (_MODEL.search(line).group(1), "too noisy to judge" in line)
+            found[key] = (_MODEL.search(line).group(1), "(no verdict" in line)
             key = None
     return found
 

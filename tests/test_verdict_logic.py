@@ -105,11 +105,13 @@ def test_a_noisy_prediction_is_shown_without_a_verdict_and_left_out_of_the_calib
     a = predictions.record("07-step", guess=2.0, model=1.0, measured=1.2, unit="ms", timing=noisy, show=False)
     b = predictions.record("08-step", guess=2.0, model=1.0, measured=1.0, unit="ms", timing=steady, show=False)
     shown = str(a)
-    assert "too noisy to judge" in shown and not re.search(r"too high|too low|close \(", shown)
+    assert "(no verdict: see below)" in shown and "too noisy to judge" in shown
+    assert not re.search(r"too high|too low|close \(", shown)
     assert "too noisy to judge" not in str(b) and "2x too high" in str(b)
     cal = predictions.calibration(predictions.load())
     assert [r[0] for r in cal.rows] == ["08-step"] and cal.noisy == ("07-step",)
-    assert "1 more experiment was too noisy to judge and is left out (07-step)" in cal.summary()
+    assert "1 more experiment could not be judged (too noisy, or too few samples) and is left out (07-step)" \
+        in cal.summary()
 
 
 @pytest.mark.parametrize("bad", [3.0, "x", object()])

@@ -96,7 +96,7 @@ class Entry:
         lines = [_("prediction {key}{about}, in {unit}:").format(key=self.key, about=about, unit=self.unit)]
         guess, model, measured = (f"  {word:<{_WIDTH}}" for word in (_("your guess"), _("model"), _("measured")))
         def words(ratio):   # no verdict from a noisy measurement
-            return _("(too noisy to judge)") if self.noisy else closeness(ratio)
+            return _("(no verdict: see below)") if self.noisy else closeness(ratio)
 
         if self.guess is None:
             lines.append(guess + _(" none: no guess was made; set it in the cell above and run both cells again"))
@@ -240,10 +240,11 @@ class Calibration:
         """Sentences the learner reads: how far off the guesses were, against the model, and the trend."""
         if not self.noisy:
             return self._summary()
-        left_out = ngettext(" {n} more experiment was too noisy to judge and is left out ({keys}): rerun it on a "
-                            "quiet machine.",
-                            " {n} more experiments were too noisy to judge and are left out ({keys}): rerun them on "
-                            "a quiet machine.", len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
+        left_out = ngettext(" {n} more experiment could not be judged (too noisy, or too few samples) and is left "
+                            "out ({keys}): rerun it on a quiet machine.",
+                            " {n} more experiments could not be judged (too noisy, or too few samples) and are left "
+                            "out ({keys}): rerun them on a quiet machine.",
+                            len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
         return self._summary() + left_out
 
     def _summary(self):

@@ -7,9 +7,9 @@ _P99_BY_BATCH = {1: 0.004, 8: 0.006, 64: 0.021, 256: 0.048, 1024: 0.190}
 
 QUESTIONS = [
     Question("l01-batch-throughput", 1,
-             "A batch of 32 rows goes through a layer in 12 ms. What is the throughput, in rows per second?",
-             "32 rows / 0.012 s = 2667 rows/s; each of those rows still waited the full 12 ms.",
-             reference=lambda: laws.batch_throughput(32, 0.012), unit="rows/s"),
+             "A batch of 48 rows goes through a layer in 16 ms. What is the throughput, in rows per second?",
+             "48 rows / 0.016 s = 3000 rows/s; each of those rows still waited the full 16 ms.",
+             reference=lambda: laws.batch_throughput(48, 0.016), unit="rows/s"),
     Question("l01-slo-batch", 1,
              "Measured p99 latency per batch: b=1: 4 ms, b=8: 6 ms, b=64: 21 ms, b=256: 48 ms, b=1024: 190 ms. "
              "The SLO is p99 <= 50 ms. What is the largest batch that meets it?",

@@ -5,11 +5,11 @@ from ..question import Question
 
 QUESTIONS = [
     Question("l02-tree-span", 2,
-             "1024 numbers are summed as a tree (pairs, then pairs of pairs...). How many adds are on the "
+             "2048 numbers are summed as a tree (pairs, then pairs of pairs...). How many adds are on the "
              "critical path (the span)?",
-             "Each level halves the count: 1024 -> 512 -> ... -> 1 takes log2(1024) = 10 levels, although the "
-             "work is still 1023 adds.",
-             reference=lambda: dag.tree_sum(1024).span, rtol=0, unit="adds"),
+             "Each level halves the count: 2048 -> 1024 -> ... -> 1 takes log2(2048) = 11 levels, although the "
+             "work is still 2047 adds.",
+             reference=lambda: dag.tree_sum(2048).span, rtol=0, unit="adds"),
     Question("l02-tree-parallelism", 2,
              "A tree sum of 4096 numbers: what is its average parallelism T1 / T_inf?",
              "T1 = 4095 adds, T_inf = log2 4096 = 12 levels: 4095 / 12 = 341.25 adds can run at once on average. "

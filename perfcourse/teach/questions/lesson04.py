@@ -23,9 +23,9 @@ QUESTIONS = [
                       "Roofline scaling"),
              correct="b"),
     Question("l04-memory-bound-threads", 4,
-             "On a quiet 2-core machine a streaming kernel (a few bytes read per FLOP) typically gets little "
-             "faster from 1 to 2 threads, while a kernel doing many FLOPs per byte can come close to 2x. What "
-             "explains the difference?",
+             "On a quiet machine where one streaming thread (a few bytes read per FLOP) already draws most of the "
+             "memory bandwidth, a second thread makes that kernel little faster, while a kernel doing many FLOPs "
+             "per byte can come close to 2x. What explains the difference?",
              "Both cores share one memory system; once it delivers all the bytes per second it can, more "
              "threads only wait longer for bytes. Arithmetic units are per core, so compute-bound work can "
              "scale with the cores. On a busy machine, or with calls too short to hand the interpreter lock "

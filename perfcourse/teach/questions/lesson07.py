@@ -5,10 +5,10 @@ from ..question import Question
 
 QUESTIONS = [
     Question("l07-efficiency-8gpu", 7,
-             "A training job runs 6.4 times faster on 8 GPUs than on 1. What is its parallel efficiency "
+             "A training job runs 7 times faster on 8 GPUs than on 1. What is its parallel efficiency "
              "(as a fraction)?",
-             "efficiency = speedup / N = 6.4 / 8 = 0.8: each GPU delivers 80% of what it would alone.",
-             reference=lambda: laws.efficiency(6.4, 8)),
+             "efficiency = speedup / N = 7 / 8 = 0.875: each GPU delivers 87.5% of what it would alone.",
+             reference=lambda: laws.efficiency(7.0, 8)),
     Question("l07-ring-time", 7,
              "A ring all-reduce sums a 100 MB gradient over 8 GPUs. Each message costs alpha = 5 µs plus "
              "beta = 1 ns per byte (a 1 GB/s link). How long does the all-reduce take, in milliseconds?",
