@@ -36,6 +36,13 @@ def _percent(text):
 def add_arguments(parser):
     parser.add_argument("paths", nargs="+", metavar="PATH", help="notebooks, or folders of them (searched recursively)")
     parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON (a gradebook)")
+    parser.add_argument("--csv", metavar="FILE",
+                        help="also write one row per student, a column per exercise and part (Canvas or Moodle import)")
+    parser.add_argument("--roster", metavar="FILE",
+                        help="every student's id (a folder name), one per line or a CSV column: who handed in "
+                             "nothing is listed too")
+    parser.add_argument("--exercises", metavar="LIST", default=None,
+                        help="grade only these exercises, e.g. ex01,ex03; totals and --fail-under count only them")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="seconds each notebook may run, all cells together (default 60)")
     parser.add_argument("--memory", type=float, default=2048, metavar="MIB",
@@ -53,16 +60,16 @@ def add_arguments(parser):
                         help="grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained")
 
 
-def _write_atomically(target, book):
-    """Write the gradebook to a temporary file beside ``target``, then rename it into place."""
+def _write_atomically(target, text, option):
+    """Write ``text`` to a temporary file beside ``target``, then rename it into place."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(book, indent=2, ensure_ascii=True) + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
         os.replace(tmp, target)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
-        raise CommandError(f"cannot write --json {target}: {err.strerror or err}", code=2) from None
+        raise CommandError(f"cannot write {option} {target}: {err.strerror or err}", code=2) from None
 
 
 def _course_root(root):
@@ -93,18 +100,26 @@ def _final_status(book, fail_under):
 
 def run(args):
     from ..grading.checks import PART_TIMEOUT_S
+    from ..grading.classbook import assigned, csv_text, read_roster
     from ..grading.grade import grade
-    from ..grading.report import clean, table
+    from ..grading.report import clean, student_table, table
     from ..grading.sandbox import SandboxError
 
     target = output_file("--json", args.json) if args.json else None
+    sheet = output_file("--csv", args.csv) if args.csv else None
+    try:
+        only = assigned(args.exercises) if args.exercises is not None else None
+        roster = read_roster(args.roster) if args.roster is not None else None
+    except ValueError as err:
+        raise CommandError(clean(err, 300), code=2) from None
     root = _course_root(args.root)
     paths = [p if args.root is None or Path(p).is_absolute() else str(Path(args.root) / p) for p in args.paths]
     try:
         book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
                      part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
-                     progress=None, unsafe=args.unsafe,
-                     hide=[p for p in (root, target.parent if target else None) if p is not None])
+                     progress=None, unsafe=args.unsafe, exercises=only, roster=roster,
+                     hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None)
+                           if p is not None])
     except (ValueError, TypeError, SandboxError) as err:
         raise CommandError(clean(err, 500), code=2) from None
     if not any(sub["exercise"] for sub in book["submissions"]) and (book["failures"] or book["submissions"]):
@@ -114,9 +129,14 @@ def run(args):
     print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook, "
           f"{'contained (bubblewrap)' if book['contained'] else 'NOT contained (--unsafe)'}")
     print(table(book["submissions"], book["warnings"]))
+    if len(book["students"]) > 1 or roster is not None or only is not None:
+        print(student_table(book["students"]))
     if target is not None:
-        _write_atomically(target, book)
+        _write_atomically(target, json.dumps(book, indent=2, ensure_ascii=True) + "\n", "--json")
         print(f"wrote {clean(args.json)}")
+    if sheet is not None:
+        _write_atomically(sheet, csv_text(book["students"]), "--csv")
+        print(f"wrote {clean(args.csv)}")
     for line in book["errors"] + (book["failures"] if len(book["failures"]) > 1 else []):
         print(clean(line), file=sys.stderr)
     return _final_status(book, args.fail_under)

@@ -6,7 +6,9 @@ classmate's notebook, to ``solutions/``) is reported and never graded. A noteboo
 once, before anything runs, through a descriptor opened without following links, at most
 :data:`MAX_NOTEBOOK_BYTES`; it is never written. A learner is a folder's first level
 (``submissions/alice/...``), or the folder itself for notebooks directly in it; a file named
-on the command line is its own learner. A learner gets one notebook graded per exercise.
+on the command line is its own learner. A folder that holds no notebook and exactly one folder
+(``class/`` above ``class/alice``, ``class/bob``) is passed through: its learners are a level
+down. A learner gets one notebook graded per exercise.
 
 A ``zh/`` folder holds the Chinese edition of the notebooks beside it (``exercises/zh/``): its
 notebooks belong to the same learner as that folder's, and a Chinese exercise grades like its
@@ -99,6 +101,21 @@ def _walk(given, root):
     return entries, empty and not entries
 
 
+def _through_single_folders(given, real):
+    """``(given, real)`` moved down past folders that hold no notebook and one folder (not a ``zh/``)."""
+    for _ in range(MAX_DEPTH):
+        try:
+            with os.scandir(real) as it:
+                items = [e for e in itertools.islice(it, 1001) if e.name != ".ipynb_checkpoints"]
+        except OSError:
+            break
+        folders = [e for e in items if e.is_dir(follow_symlinks=False)]
+        if len(folders) != 1 or folders[0].name == EDITION or any(e.name.endswith(".ipynb") for e in items):
+            break
+        given, real = os.path.join(given, folders[0].name), real / folders[0].name
+    return given, real
+
+
 def find_notebooks(paths):
     """Entries for ``paths`` (files as given, folders searched) and the folders that held no notebook.
 
@@ -110,7 +127,8 @@ def find_notebooks(paths):
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found, nothing = _walk(given, Path(os.path.realpath(path)))
+            below, real = _through_single_folders(given, Path(os.path.realpath(path)))
+            found, nothing = _walk(below, real)
             entries += found
             empty += [str(given)] * nothing
         elif os.path.lexists(path):
@@ -211,9 +229,10 @@ def choose(candidates, left=None):
 
     Returns ``(chosen, passed)``: ``(entry, exercise, payload, how many there were)`` for each
     notebook to grade, ``(entry, exercise, payload, the entry chosen instead)`` for the others.
-    The notebook nearest the learner's folder wins (a ``zh/`` twin counts as near as its English
-    one), then the one with the exercise's own file name, then the one with the fewest stubs
-    left (``left(payload)``, when given), then the first by name.
+    The one with the fewest stubs left wins (``left(payload)``, when given: a finished copy beats
+    an untouched original), then the notebook nearest the learner's folder (a ``zh/`` twin counts
+    as near as its English one), then the one with the exercise's own file name, then the first
+    by name.
     """
     groups = {}
     for entry, exercise, payload in candidates:
@@ -221,8 +240,8 @@ def choose(candidates, left=None):
     chosen, passed = [], []
     for (_, exercise), group in groups.items():
         own = exercises()[exercise][2:] + ".ipynb"
-        group.sort(key=lambda item: (_depth(item[0]), item[0].path.name != own,
-                                     left(item[1]) if left else 0, item[0].shown))
+        group.sort(key=lambda item: (left(item[1]) if left else 0, _depth(item[0]), item[0].path.name != own,
+                                     item[0].shown))
         winner = group[0]
         chosen.append((winner[0], exercise, winner[1], len(group)))
         passed += [(entry, exercise, payload, winner[0]) for entry, payload in group[1:]]

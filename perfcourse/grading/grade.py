@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, parts
+from .classbook import students
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, clean_name, gradebook, score, skipped
 
@@ -39,7 +40,7 @@ def _zero(exercise, reason):
                       for p in parts(exercise)], "problems": [reason]}
 
 
-def _load(entries):
+def _load(entries, assigned=None):
     """Read every notebook once to choose what to grade: (notebooks to run, finished records by index, failures).
 
     Only a small summary of each is kept (the grader reads the chosen ones again when it grades them), and
@@ -69,7 +70,9 @@ def _load(entries):
                           else skipped(entry.shown, reason))
             continue
         exercise = exercise_of(nb, entry.path)
-        if exercise is None:
+        if exercise is not None and assigned is not None and exercise not in assigned:
+            records[i] = skipped(entry.shown, f"{exercise} is not among the exercises assigned (--exercises)")
+        elif exercise is None:
             why = "not a perfcourse exercise (no metadata perfcourse.exercise, no NN_ file name of an exercise)"
             records[i] = skipped(entry.shown, why)
             failures += [f"{entry.shown} is {why}"] if entry.shown == entry.learner else []    # named on its own
@@ -166,7 +169,7 @@ def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
 
 
 def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_timeout_s=PART_TIMEOUT_S,
-          progress=True, unsafe=False, hide=()):
+          progress=True, unsafe=False, hide=(), exercises=None, roster=None):
     """Grade every notebook in ``paths``; the gradebook as a dict (see :func:`report.gradebook`).
 
     ``progress``: show a progress bar (None: only on a terminal). ``hide``: more folders the
@@ -176,6 +179,11 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     bubblewrap and not ``unsafe``). A grader failure on one notebook (a kernel that would not
     start) is recorded under ``"errors"`` and the others are still graded; unreadable
     notebooks and paths that are not notebooks are listed under ``"failures"``.
+
+    ``exercises``: the ids assigned (others are skipped, and the totals count only these);
+    ``roster``: every student's id, so that one who handed in nothing is listed. The book's
+    ``"students"`` holds one record per student (see :mod:`perfcourse.grading.classbook`), and
+    its totals are theirs: every student out of the same maximum.
     """
     if isinstance(paths, (str, bytes)) or not all(isinstance(p, (str, bytes)) or hasattr(p, "__fspath__")
                                                    for p in paths):
@@ -186,13 +194,21 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     seed = secrets.randbits(32) if seed is None else positive_int("seed", seed, low=0)
     part_timeout_s = real("part_timeout_s", part_timeout_s, low=0, low_open=True)
     entries, empty = find_notebooks(paths)
-    chosen, records, failures = _load(entries)
+    chosen, records, failures = _load(entries, None if exercises is None else set(exercises))
     options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
                "part_timeout": part_timeout_s}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
-    book = gradebook([records[i] for i in sorted(records)], perfcourse=__version__, seed=seed,
+    for i, record in records.items():
+        record["learner"] = clean_name(entries[i].learner)
+    submissions = [records[i] for i in sorted(records)]
+    book = gradebook(submissions, perfcourse=__version__, seed=seed,
                      timeout_s=timeout_s, memory_limit_mb=memory_mb, part_timeout_s=part_timeout_s,
                      contained=not unsafe)
+    book["students"] = students(submissions, exercises_=exercises, roster=roster)
+    if exercises is not None or roster is not None or len(book["students"]) > 1:   # every student, one maximum
+        book["points"] = sum(s["points"] for s in book["students"])
+        book["max_points"] = sum(s["max_points"] for s in book["students"])
+        book["percent"] = round(100.0 * book["points"] / book["max_points"], 3) if book["max_points"] else 0.0
     book.update(errors=errors, failures=[clean(f) for f in failures], empty=[clean(e) for e in empty],
                 warnings=[UNSAFE_WARNING] if unsafe else [])
     return book

@@ -13,7 +13,7 @@ import unicodedata
 
 from .checks import parts
 
-__all__ = ["clean", "clean_name", "score", "skipped", "table", "gradebook", "percent"]
+__all__ = ["clean", "clean_name", "score", "skipped", "table", "student_table", "gradebook", "percent"]
 
 _UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
                            "\ud800-\udfff]")
@@ -152,6 +152,20 @@ def table(submissions, warnings=()):
     warnings = [clean(w) for w in warnings]
     lines = warnings + lines + ([""] + warnings if warnings else [])
     return "\n".join(line.rstrip() for line in lines)
+
+
+def student_table(students):
+    """One line per student: points per exercise ("-" when not submitted), the total and the status."""
+    columns = list(students[0]["exercises"]) if students else []
+    rows = [("student", *columns, "total", "")]
+    for s in students:
+        cells = [_fmt(s["exercises"][ex]["points"]) if s["exercises"][ex] else "-" for ex in columns]
+        rows.append((clean_name(s["student"], 60), *cells, f"{_fmt(s['points'])}/{_fmt(s['max_points'])} "
+                     f"({s['percent']:.1f}%)", "" if s["status"] == "graded" else s["status"]))
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1] for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n" + "\n".join(line.rstrip() for line in lines)
 
 
 def _totals(submissions):

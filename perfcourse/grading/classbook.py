@@ -1,0 +1,152 @@
+"""A class's gradebook: one row per student, a column per exercise and per part, a roster.
+
+The grader scores notebooks; an instructor grades students. :func:`students` turns the scored
+notebooks into one record per student (a learner folder, see :mod:`perfcourse.grading.collect`):
+every exercise of the class (the assigned ones, or every exercise anyone handed in), its points
+and its parts, and a total out of the same maximum for everyone. An exercise a student did not
+hand in scores 0 and reads "not submitted"; so does every exercise of a student on the roster who
+handed in nothing.
+
+:func:`csv_text` writes the table in the layout Canvas's gradebook import reads (the columns
+``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Section``, then one column per
+assignment, a ``Points Possible`` row first) and Moodle's CSV grade import maps (an identifier
+column, here ``SIS Login ID``, the student's folder name, and one column per grade item).
+
+Examples
+--------
+>>> subs = [{"learner": "class/a", "exercise": "ex01", "points": 4.0, "max_points": 7.0,
+...          "parts": [{"part": "A", "points": 4.0, "max_points": 7.0}]}]
+>>> book = students(subs, roster=["a", "b"])      # exercise 01 is worth 7 points
+>>> [(s["student"], s["points"], s["max_points"], s["status"]) for s in book]
+[('a', 4.0, 7.0, 'graded'), ('b', 0.0, 7.0, 'not submitted')]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from .checks import exercises, parts
+
+__all__ = ["students", "read_roster", "csv_text", "assigned", "CANVAS_COLUMNS"]
+
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+_ROSTER_COLUMNS = ("student", "id", "login", "sis login id", "username")
+
+
+def assigned(text):
+    """The exercise ids of ``--exercises ex01,ex03`` (``3`` and ``03`` work too), in course order.
+
+    Examples
+    --------
+    >>> assigned("ex03, 1")
+    ['ex01', 'ex03']
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("--exercises must list exercise ids, e.g. ex01,ex03")
+    known, out = exercises(), set()
+    for word in text.replace(" ", "").split(","):
+        number = re.fullmatch(r"(?:ex)?(\d{1,2})", word, re.IGNORECASE)
+        ex = f"ex{int(number.group(1)):02d}" if number else word
+        if ex not in known:
+            raise ValueError(f"--exercises: {word!r} is no exercise; the exercises are {', '.join(known)}")
+        out.add(ex)
+    return [ex for ex in known if ex in out]
+
+
+def read_roster(path):
+    """Student ids from a roster file: one per line, or a CSV whose header names a student or login column.
+
+    Blank lines and lines starting with ``#`` are skipped; ``ValueError`` names what is wrong.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"--roster {path}: cannot be read ({getattr(err, 'strerror', None) or err})") from None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise ValueError(f"--roster {path} lists no student")
+    if "," in lines[0]:
+        rows = list(csv.reader(lines))
+        header = [h.strip().lower() for h in rows[0]]
+        column = next((header.index(c) for c in _ROSTER_COLUMNS if c in header), None)
+        if column is None:
+            raise ValueError(f"--roster {path}: a CSV roster needs a column named one of {', '.join(_ROSTER_COLUMNS)}")
+        ids = [row[column].strip() for row in rows[1:] if len(row) > column and row[column].strip()]
+    else:
+        ids = [line.strip() for line in lines]
+    return list(dict.fromkeys(ids))
+
+
+def _name(learner):
+    return Path(learner).name or str(learner)
+
+
+def students(submissions, *, exercises_=None, roster=None):
+    """One record per student, in roster order then by name: every exercise, its parts, the total.
+
+    ``exercises_``: the class's exercises (default: every exercise graded for anyone). ``roster``:
+    every student's id (a learner folder's name); a student not on it who handed work in is
+    listed too, marked ``"not on the roster"``.
+    """
+    graded = [s for s in submissions if s.get("exercise")]
+    columns = list(exercises_) if exercises_ else [ex for ex in exercises() if any(s["exercise"] == ex
+                                                                                    for s in graded)]
+    by_student = {}
+    for s in graded:
+        if s["exercise"] in columns:
+            by_student.setdefault(_name(s.get("learner", s.get("submission", ""))), {})[s["exercise"]] = s
+    names = list(roster or []) + sorted(n for n in by_student if n not in set(roster or []))
+    most = sum(sum(p.points for p in parts(ex)) for ex in columns)
+    out = []
+    for name in names:
+        done = by_student.get(name, {})
+        rows = {ex: ({"points": done[ex]["points"], "max_points": done[ex]["max_points"],
+                      "parts": [{"part": p["part"], "points": p["points"], "max_points": p["max_points"]}
+                                for p in done[ex]["parts"]], "submission": done[ex].get("submission")}
+                     if ex in done else None) for ex in columns}
+        got = float(sum(r["points"] for r in rows.values() if r))
+        status = ("not submitted" if not done else "not on the roster" if roster and name not in roster
+                  else "graded")
+        out.append({"student": name, "status": status, "points": got, "max_points": most,
+                    "percent": round(100.0 * got / most, 3) if most else 0.0, "exercises": rows})
+    return out
+
+
+def csv_text(book):
+    """The class as CSV: Canvas's five identity columns, a column per exercise and per part, the total."""
+    columns = list(book[0]["exercises"]) if book else []
+    heads, possible = [], []
+    for ex in columns:
+        heads.append(f"{ex} total")
+        possible.append(_fmt(sum(p.points for p in parts(ex))))
+        for p in parts(ex):
+            heads.append(f"{ex} {p.title}")
+            possible.append(_fmt(p.points))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*CANVAS_COLUMNS, *heads, "Total", "Percent", "Status"])
+    writer.writerow(["Points Possible", "", "", "", "", *possible,
+                     _fmt(book[0]["max_points"]) if book else "0", "100", ""])
+    for s in book:
+        cells = []
+        for ex in columns:
+            row = s["exercises"][ex]
+            cells.append(_fmt(row["points"]) if row else "0")
+            got = {p["part"]: p["points"] for p in row["parts"]} if row else {}
+            cells += [_fmt(got.get(p.title, 0.0)) for p in parts(ex)]
+        writer.writerow([_safe(s["student"]), "", "", _safe(s["student"]), "", *cells, _fmt(s["points"]),
+                         f"{s['percent']:.1f}", s["status"]])
+    return out.getvalue()
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+def _safe(text):
+    """A cell a spreadsheet will not run as a formula (a folder named ``=cmd|...``)."""
+    text = str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

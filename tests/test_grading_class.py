@@ -1,0 +1,108 @@
+"""An instructor's class: learners a level down, a roster, only the assigned exercises, one row per student."""
+
+import csv
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfcourse import cli
+from perfcourse.grading import classbook
+from perfcourse.grading.checks import parts
+from perfcourse.grading.sandbox import bwrap_path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
+UNSAFE = [] if bwrap_path() is not None or os.environ.get("PERFCOURSE_REQUIRE_BWRAP") == "1" else ["--unsafe"]
+EX01, EX06 = "01_latency_throughput.ipynb", "06_littles_law.ipynb"
+
+
+def _most(ex):
+    return sum(p.points for p in parts(ex))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """A class of six under class/ (a folder the grader passes through), graded on ex01 and ex06."""
+    top = tmp_path_factory.mktemp("term")
+    cls = top / "class"
+    for name in ("ada", "bo", "cy", "di", "ed", "fay"):
+        (cls / name).mkdir(parents=True)
+    shutil.copy(SOLUTIONS / EX01, cls / "ada" / EX01)               # ada: both solved
+    shutil.copy(SOLUTIONS / EX06, cls / "ada" / EX06)
+    shutil.copy(SOLUTIONS / EX01, cls / "bo" / EX01)                # bo: ex01 solved, ex06 untouched
+    shutil.copy(EXERCISES / EX06, cls / "bo" / EX06)
+    (cls / "cy" / "work").mkdir()                                   # cy: nested, a copy beside the finished one
+    shutil.copy(SOLUTIONS / EX06, cls / "cy" / "work" / "06_littles_law-Copy1.ipynb")
+    shutil.copy(EXERCISES / EX06, cls / "cy" / "work" / EX06)
+    shutil.copy(SOLUTIONS / "03_amdahl.ipynb", cls / "cy" / "03_amdahl.ipynb")   # not assigned
+    (cls / "di" / "answers.py").write_text("print('no notebook')\n")  # di: no notebook; ed: empty folder
+    roster = top / "roster.csv"
+    roster.write_text("student,section\nada,A\nbo,A\ncy,B\ndi,B\ned,B\nfay,B\ngus,A\n")
+    out_json, out_csv = top / "gb.json", top / "gb.csv"
+    code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
+                     "--csv", str(out_csv), "--seed", "7", *UNSAFE])
+    return code, json.loads(out_json.read_text()), out_csv.read_text()
+
+
+def test_every_student_is_listed_with_the_right_total(graded):
+    code, book, _ = graded
+    assert code == 0
+    most = _most("ex01") + _most("ex06")
+    got = {s["student"]: (s["points"], s["max_points"], s["status"]) for s in book["students"]}
+    assert got == {"ada": (most, most, "graded"), "bo": (_most("ex01"), most, "graded"),
+                   "cy": (_most("ex06"), most, "graded"), "di": (0.0, most, "not submitted"),
+                   "ed": (0.0, most, "not submitted"), "fay": (0.0, most, "not submitted"),
+                   "gus": (0.0, most, "not submitted")}
+    assert book["max_points"] == 7 * most and book["points"] == 2 * most     # ada's both, bo's ex01, cy's ex06
+
+
+def test_the_finished_copy_wins_and_an_unassigned_exercise_is_not_graded(graded):
+    _, book, _ = graded
+    cy = next(s for s in book["students"] if s["student"] == "cy")
+    assert cy["exercises"]["ex06"]["submission"].endswith("06_littles_law-Copy1.ipynb")
+    assert "ex03" not in cy["exercises"]
+    skipped = [s for s in book["submissions"] if s["submission"].endswith("03_amdahl.ipynb")]
+    assert skipped and "not among the exercises assigned" in skipped[0]["problems"][0]
+    graded_by = {Path(s["learner"]).name for s in book["submissions"] if s["exercise"] and s["parts"]}
+    assert graded_by == {"ada", "bo", "cy"}, "the learners are the folders under class/, a level down"
+
+
+def test_the_csv_has_a_row_per_student_in_canvas_s_layout_and_reads_back(graded):
+    _, book, text = graded
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0])[:5] == list(classbook.CANVAS_COLUMNS)
+    assert rows[0]["Student"] == "Points Possible" and float(rows[0]["Total"]) == book["students"][0]["max_points"]
+    by = {r["SIS Login ID"]: r for r in rows[1:]}
+    assert list(by) == ["ada", "bo", "cy", "di", "ed", "fay", "gus"]
+    for s in book["students"]:
+        row = by[s["student"]]
+        assert float(row["Total"]) == s["points"] and row["Status"] == s["status"]
+        for ex in ("ex01", "ex06"):
+            want = s["exercises"][ex]["points"] if s["exercises"][ex] else 0.0
+            assert float(row[f"{ex} total"]) == want
+            assert sum(float(row[f"{ex} {p.title}"]) for p in parts(ex)) == pytest.approx(want)
+
+
+def test_rosters_and_exercise_lists_are_checked(tmp_path, capsys):
+    empty = tmp_path / "r.txt"
+    empty.write_text("# nobody\n\n")
+    assert cli.main(["grade", str(SOLUTIONS / EX01), "--roster", str(empty)]) == 2
+    assert capsys.readouterr().err.strip() == f"perfcourse grade: --roster {empty} lists no student"
+    assert cli.main(["grade", str(SOLUTIONS / EX01), "--exercises", "ex01,ex99"]) == 2
+    assert "'ex99' is no exercise" in capsys.readouterr().err
+    bad = tmp_path / "r.csv"
+    bad.write_text("name,section\nada,A\n")
+    with pytest.raises(ValueError, match="needs a column named one of student"):
+        classbook.read_roster(bad)
+    assert classbook.assigned("3, ex01,EX12") == ["ex01", "ex03", "ex12"]
+
+
+def test_a_name_a_spreadsheet_would_run_is_written_as_text():
+    book = classbook.students([{"learner": "=HYPERLINK(1)", "exercise": "ex01", "points": 1.0, "max_points": 2.0,
+                                "parts": []}])
+    row = list(csv.reader(io.StringIO(classbook.csv_text(book))))[2]
+    assert row[0] == "'=HYPERLINK(1)" and row[3] == "'=HYPERLINK(1)"
