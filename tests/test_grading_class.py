@@ -106,3 +106,26 @@ def test_a_name_a_spreadsheet_would_run_is_written_as_text():
                                 "parts": []}])
     row = list(csv.reader(io.StringIO(classbook.csv_text(book))))[2]
     assert row[0] == "'=HYPERLINK(1)" and row[3] == "'=HYPERLINK(1)"
+
+
+def test_the_instructors_guide_lists_every_exercise_with_its_points():
+    """The guide's "Course at a glance" is the registry's: lessons, their graded exercises, points, the total."""
+    import re
+
+    from perfcourse.grading.checks import exercises
+    from perfcourse.teach.lessons import LESSONS
+
+    guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    table = guide[guide.index("## Course at a glance"):guide.index("## Lesson by lesson")]
+    listed = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0].isdigit():
+            listed[int(cells[0])] = re.findall(r"`(\d\d_\w+\.ipynb)` \((\d+(?:\.\d+)?) points\)", cells[3])
+    want = {lesson.number: [(e, f"{_most('ex' + e[:2]):g}") for e in lesson.exercises] for lesson in LESSONS}
+    assert listed == want
+    total = sum(_most(ex) for ex in exercises())
+    assert f"{len(exercises())} graded exercises, {total:g} points in all." in table
+    workflow = (ROOT / "docs" / "autograde-workflow.yml").read_text(encoding="utf-8")
+    last = sorted(e for lesson in LESSONS for e in lesson.exercises)[-1]
+    assert last in workflow, "the workflow's header names the exercises handed out"
