@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from perfcourse import cli
@@ -40,39 +41,45 @@ def graded(tmp_path_factory):
     shutil.copy(EXERCISES / EX06, cls / "cy" / "work" / EX06)
     shutil.copy(SOLUTIONS / "03_amdahl.ipynb", cls / "cy" / "03_amdahl.ipynb")   # not assigned
     (cls / "di" / "answers.py").write_text("print('no notebook')\n")  # di: no notebook; ed: empty folder
+    nb = nbformat.read(SOLUTIONS / EX01, as_version=4)                  # fay: a notebook that fails on import
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    first.source = "import seaborn_is_not_installed_here\n" + first.source
+    nbformat.write(nb, cls / "fay" / EX01)
     roster = top / "roster.csv"
     roster.write_text("student,section\nada,A\nbo,A\ncy,B\ndi,B\ned,B\nfay,B\ngus,A\n")
-    out_json, out_csv = top / "gb.json", top / "gb.csv"
+    out_json, out_csv, letters = top / "gb.json", top / "gb.csv", top / "feedback"
     code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
-                     "--csv", str(out_csv), "--seed", "7", *UNSAFE])
-    return code, json.loads(out_json.read_text()), out_csv.read_text()
+                     "--csv", str(out_csv), "--feedback", str(letters), "--seed", "918273", *UNSAFE])
+    return code, json.loads(out_json.read_text()), out_csv.read_text(), letters
 
 
 def test_every_student_is_listed_with_the_right_total(graded):
-    code, book, _ = graded
+    code, book, _, _ = graded
     assert code == 0
     most = _most("ex01") + _most("ex06")
     got = {s["student"]: (s["points"], s["max_points"], s["status"]) for s in book["students"]}
+    fay = got.pop("fay")
+    assert 0 < fay[0] < _most("ex01") and fay[1:] == (most, "graded"), "the parts the failed import broke score 0"
     assert got == {"ada": (most, most, "graded"), "bo": (_most("ex01"), most, "graded"),
                    "cy": (_most("ex06"), most, "graded"), "di": (0.0, most, "not submitted"),
-                   "ed": (0.0, most, "not submitted"), "fay": (0.0, most, "not submitted"),
+                   "ed": (0.0, most, "not submitted"),
                    "gus": (0.0, most, "not submitted")}
-    assert book["max_points"] == 7 * most and book["points"] == 2 * most     # ada's both, bo's ex01, cy's ex06
+    assert book["max_points"] == 7 * most and book["points"] == 2 * most + fay[0]   # ada's both, bo's ex01, cy's ex06
 
 
 def test_the_finished_copy_wins_and_an_unassigned_exercise_is_not_graded(graded):
-    _, book, _ = graded
+    _, book, _, _ = graded
     cy = next(s for s in book["students"] if s["student"] == "cy")
     assert cy["exercises"]["ex06"]["submission"].endswith("06_littles_law-Copy1.ipynb")
     assert "ex03" not in cy["exercises"]
     skipped = [s for s in book["submissions"] if s["submission"].endswith("03_amdahl.ipynb")]
     assert skipped and "not among the exercises assigned" in skipped[0]["problems"][0]
     graded_by = {Path(s["learner"]).name for s in book["submissions"] if s["exercise"] and s["parts"]}
-    assert graded_by == {"ada", "bo", "cy"}, "the learners are the folders under class/, a level down"
+    assert graded_by == {"ada", "bo", "cy", "fay"}, "the learners are the folders under class/, a level down"
 
 
 def test_the_csv_has_a_row_per_student_in_canvas_s_layout_and_reads_back(graded):
-    _, book, text = graded
+    _, book, text, _ = graded
     rows = list(csv.DictReader(io.StringIO(text)))
     assert list(rows[0])[:5] == list(classbook.CANVAS_COLUMNS)
     assert rows[0]["Student"] == "Points Possible" and float(rows[0]["Total"]) == book["students"][0]["max_points"]
@@ -129,3 +136,34 @@ def test_the_instructors_guide_lists_every_exercise_with_its_points():
     workflow = (ROOT / "docs" / "autograde-workflow.yml").read_text(encoding="utf-8")
     last = sorted(e for lesson in LESSONS for e in lesson.exercises)[-1]
     assert last in workflow, "the workflow's header names the exercises handed out"
+
+
+def test_each_student_gets_a_feedback_file_showing_the_cell_that_failed(graded):
+    _, book, _, letters = graded
+    files = sorted(p.name for p in letters.iterdir())
+    assert files == [f"{s['student']}.md" for s in sorted(book["students"], key=lambda s: s["student"])]
+    fay = (letters / "fay.md").read_text()
+    points = next(s["points"] for s in book["students"] if s["student"] == "fay")
+    assert fay.startswith(f"# fay: {points:g}/14 points ({100 * points / 14:.1f}%)")
+    assert "your 1st code cell from the top" in fay and "import seaborn_is_not_installed_here" in fay
+    assert "ModuleNotFoundError" in fay and "## ex06: not submitted" in fay
+    ada = (letters / "ada.md").read_text()
+    assert "| part | points | feedback |" in ada and "first cell that failed" not in ada
+    assert "not submitted" in (letters / "gus.md").read_text()
+    assert str(book["seed"]) not in fay, "the seed stays with the grader"
+
+
+def test_feedback_cannot_be_broken_by_what_a_submission_holds():
+    from perfcourse.grading.feedback import student_markdown
+
+    sub = {"submission": "x/01_latency_throughput.ipynb", "parts": [{"part": "A", "points": 0.0, "max_points": 1.0,
+                                                                      "feedback": "a | b\n# not a heading"}],
+           "problems": ["code cell 2 ('x') raised ValueError: v"],
+           "first_failure": {"cell": 2, "code": "x = 1\n```\n# injected\n````", "reason": "raised ValueError: v"}}
+    student = {"student": "x", "status": "graded", "points": 0.0, "max_points": 1.0, "percent": 0.0,
+               "exercises": {"ex01": {"points": 0.0, "max_points": 1.0, "parts": sub["parts"],
+                                      "submission": sub["submission"]}}}
+    text = student_markdown(student, [sub])
+    assert "| A | 0/1 | a \\| b # not a heading |" in text       # one cell, one line
+    assert "`````python" in text and text.count("`````") == 2           # a fence longer than any inside
+    assert "Also:" not in text                                          # the failing cell is not listed twice

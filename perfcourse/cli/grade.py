@@ -38,6 +38,8 @@ def add_arguments(parser):
     parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON (a gradebook)")
     parser.add_argument("--csv", metavar="FILE",
                         help="also write one row per student, a column per exercise and part (Canvas or Moodle import)")
+    parser.add_argument("--feedback", metavar="DIR",
+                        help="also write one Markdown file per student: points, messages, the first failing cell")
     parser.add_argument("--roster", metavar="FILE",
                         help="every student's id (a folder name), one per line or a CSV column: who handed in "
                              "nothing is listed too")
@@ -70,6 +72,18 @@ def _write_atomically(target, text, option):
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
         raise CommandError(f"cannot write {option} {target}: {err.strerror or err}", code=2) from None
+
+
+def _feedback_folder(path):
+    """The folder for ``--feedback``: an existing folder, or a new one in a folder that exists."""
+    folder = Path(path).absolute()
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"cannot write --feedback {path}: it is a file, not a folder", code=2)
+    if not folder.exists():
+        output_file("--feedback", path)           # its parent must exist and be writable
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write --feedback {path}: the folder is not writable", code=2)
+    return folder
 
 
 def _course_root(root):
@@ -107,6 +121,7 @@ def run(args):
 
     target = output_file("--json", args.json) if args.json else None
     sheet = output_file("--csv", args.csv) if args.csv else None
+    letters = _feedback_folder(args.feedback) if args.feedback else None
     try:
         only = assigned(args.exercises) if args.exercises is not None else None
         roster = read_roster(args.roster) if args.roster is not None else None
@@ -118,8 +133,8 @@ def run(args):
         book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
                      part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
                      progress=None, unsafe=args.unsafe, exercises=only, roster=roster,
-                     hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None)
-                           if p is not None])
+                     hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None,
+                                       letters) if p is not None])
     except (ValueError, TypeError, SandboxError) as err:
         raise CommandError(clean(err, 500), code=2) from None
     if not any(sub["exercise"] for sub in book["submissions"]) and (book["failures"] or book["submissions"]):
@@ -137,6 +152,14 @@ def run(args):
     if sheet is not None:
         _write_atomically(sheet, csv_text(book["students"]), "--csv")
         print(f"wrote {clean(args.csv)}")
+    if letters is not None:
+        from ..grading.feedback import write_feedback
+
+        try:
+            written = write_feedback(letters, book)
+        except OSError as err:
+            raise CommandError(f"cannot write --feedback {args.feedback}: {err.strerror or err}", code=2) from None
+        print(f"wrote {len(written)} feedback files to {clean(args.feedback)}")
     for line in book["errors"] + (book["failures"] if len(book["failures"]) > 1 else []):
         print(clean(line), file=sys.stderr)
     return _final_status(book, args.fail_under)

@@ -129,8 +129,12 @@ def _grade_one(sandbox, entry, exercise, count, options):
     problems = [f.describe() for f in run.failures] + ([run.fatal] if run.fatal else [])
     if count > 1:
         problems.append(f"chosen among {count} notebooks of this learner for {exercise}; the others were not graded")
-    return _record(entry.shown, exercise, {"parts": score(exercise, sources, run), "problems": problems},
-                   run.seconds)
+    record = _record(entry.shown, exercise, {"parts": score(exercise, sources, run), "problems": problems},
+                     run.seconds)
+    if run.failures:                 # the learner's own code, for the feedback they read (bounded)
+        first = run.failures[0]
+        record["first_failure"] = {"cell": first.cell, "code": first.source[:4000], "reason": clean(first.reason)}
+    return record
 
 
 def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
