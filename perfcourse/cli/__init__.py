@@ -33,6 +33,7 @@ COMMANDS = {
     "gpu-check": ("perfcourse.cli.gpu_check", "run the GPU tests, ceilings and harness checks; write a JSON report"),
     "make-exercises": ("perfcourse.cli.make_exercises", "write exercises/ from solutions/ (or --check it is current)"),
     "grade": ("perfcourse.cli.grade", "grade submitted exercise notebooks and print a score table"),
+    "release": ("perfcourse.cli.release", "write the handout: lessons and exercises, no solutions, with a README"),
     "glossary": ("perfcourse.cli.glossary", "look up a term in English or Chinese"),
     "site": ("perfcourse.cli.site", "render every lesson to a static HTML site"),
     "present": ("perfcourse.cli.present", "show one lesson's widgets with Voila, code hidden"),
