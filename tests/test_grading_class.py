@@ -47,9 +47,13 @@ def graded(tmp_path_factory):
     nbformat.write(nb, cls / "fay" / EX01)
     roster = top / "roster.csv"
     roster.write_text("student,section\nada,A\nbo,A\ncy,B\ndi,B\ned,B\nfay,B\ngus,A\n")
+    regrades = top / "regrades.csv"
+    first = parts("ex06")[0]
+    regrades.write_text(f"student,exercise,part,points,reason\nbo,ex06,{first.title.split(':')[0]},{first.points:g},"
+                        "answered on paper in class\nzed,ex01,A,1,no such student\n")
     out_json, out_csv, letters = top / "gb.json", top / "gb.csv", top / "feedback"
     code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
-                     "--csv", str(out_csv), "--feedback", str(letters), "--seed", "918273", *UNSAFE])
+                     "--csv", str(out_csv), "--feedback", str(letters), "--overrides", str(regrades), "--seed", "918273", *UNSAFE])
     return code, json.loads(out_json.read_text()), out_csv.read_text(), letters
 
 
@@ -58,13 +62,17 @@ def test_every_student_is_listed_with_the_right_total(graded):
     assert code == 0
     most = _most("ex01") + _most("ex06")
     got = {s["student"]: (s["points"], s["max_points"], s["status"]) for s in book["students"]}
+    regraded = parts("ex06")[0].points     # bo's untouched ex06 part A, regraded to full marks
     fay = got.pop("fay")
     assert 0 < fay[0] < _most("ex01") and fay[1:] == (most, "graded"), "the parts the failed import broke score 0"
-    assert got == {"ada": (most, most, "graded"), "bo": (_most("ex01"), most, "graded"),
+    assert got == {"ada": (most, most, "graded"), "bo": (_most("ex01") + regraded, most, "graded"),
                    "cy": (_most("ex06"), most, "graded"), "di": (0.0, most, "not submitted"),
                    "ed": (0.0, most, "not submitted"),
                    "gus": (0.0, most, "not submitted")}
-    assert book["max_points"] == 7 * most and book["points"] == 2 * most + fay[0]   # ada's both, bo's ex01, cy's ex06
+    assert book["max_points"] == 7 * most and book["points"] == 2 * most + fay[0] + regraded
+    assert [line.split(":")[0] for line in book["regrades"]] == ["applied", "not applied"]
+    bo = next(s for s in book["submissions"] if s["learner"].endswith("bo") and s["exercise"] == "ex06")
+    assert "[regraded from 0 to" in bo["parts"][0]["feedback"] and "answered on paper" in bo["parts"][0]["feedback"]
 
 
 def test_the_finished_copy_wins_and_an_unassigned_exercise_is_not_graded(graded):
@@ -167,3 +175,14 @@ def test_feedback_cannot_be_broken_by_what_a_submission_holds():
     assert "| A | 0/1 | a \\| b # not a heading |" in text       # one cell, one line
     assert "`````python" in text and text.count("`````") == 2           # a fence longer than any inside
     assert "Also:" not in text                                          # the failing cell is not listed twice
+
+
+def test_a_regrade_file_is_checked_before_grading(tmp_path, capsys):
+    bad = tmp_path / "o.csv"
+    bad.write_text("student,exercise,part,points,reason\nada,ex01,A,lots,why\n")
+    assert cli.main(["grade", str(SOLUTIONS / EX01), "--overrides", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == (f"perfcourse grade: --overrides {bad}, line 2: points must be a "
+                                               "number; got 'lots'")
+    bad.write_text("who,what\nada,1\n")
+    with pytest.raises(ValueError, match="a CSV with the columns student, exercise, part, points, reason"):
+        classbook.read_overrides(bad)

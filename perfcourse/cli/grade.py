@@ -43,6 +43,8 @@ def add_arguments(parser):
     parser.add_argument("--roster", metavar="FILE",
                         help="every student's id (a folder name), one per line or a CSV column: who handed in "
                              "nothing is listed too")
+    parser.add_argument("--overrides", metavar="FILE",
+                        help="regrades: a CSV of student, exercise, part, points, reason, applied and reported")
     parser.add_argument("--exercises", metavar="LIST", default=None,
                         help="grade only these exercises, e.g. ex01,ex03; totals and --fail-under count only them")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
@@ -114,7 +116,7 @@ def _final_status(book, fail_under):
 
 def run(args):
     from ..grading.checks import PART_TIMEOUT_S
-    from ..grading.classbook import assigned, csv_text, read_roster
+    from ..grading.classbook import assigned, csv_text, read_overrides, read_roster
     from ..grading.grade import grade
     from ..grading.report import clean, student_table, table
     from ..grading.sandbox import SandboxError
@@ -125,6 +127,7 @@ def run(args):
     try:
         only = assigned(args.exercises) if args.exercises is not None else None
         roster = read_roster(args.roster) if args.roster is not None else None
+        overrides = read_overrides(args.overrides) if args.overrides is not None else []
     except ValueError as err:
         raise CommandError(clean(err, 300), code=2) from None
     root = _course_root(args.root)
@@ -132,7 +135,7 @@ def run(args):
     try:
         book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
                      part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
-                     progress=None, unsafe=args.unsafe, exercises=only, roster=roster,
+                     progress=None, unsafe=args.unsafe, exercises=only, roster=roster, overrides=overrides,
                      hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None,
                                        letters) if p is not None])
     except (ValueError, TypeError, SandboxError) as err:
@@ -144,6 +147,8 @@ def run(args):
     print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook, "
           f"{'contained (bubblewrap)' if book['contained'] else 'NOT contained (--unsafe)'}")
     print(table(book["submissions"], book["warnings"]))
+    for line in book["regrades"]:
+        print(f"regrade {clean(line, 300)}")
     if len(book["students"]) > 1 or roster is not None or only is not None:
         print(student_table(book["students"]))
     if target is not None:

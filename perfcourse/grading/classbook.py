@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .checks import exercises, parts
 
-__all__ = ["students", "read_roster", "csv_text", "assigned", "CANVAS_COLUMNS"]
+__all__ = ["students", "read_roster", "read_overrides", "apply_overrides", "csv_text", "assigned", "CANVAS_COLUMNS"]
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 _ROSTER_COLUMNS = ("student", "id", "login", "sis login id", "username")
@@ -150,3 +150,53 @@ def _safe(text):
     """A cell a spreadsheet will not run as a formula (a folder named ``=cmd|...``)."""
     text = str(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def read_overrides(path):
+    """Regrades from a CSV with the columns ``student``, ``exercise``, ``part``, ``points`` and ``reason``.
+
+    ``part`` is a part's letter (``A``) or its whole title. ``ValueError`` names the line that is wrong.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"--overrides {path}: cannot be read ({getattr(err, 'strerror', None) or err})") from None
+    rows = list(csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#")))
+    need = ("student", "exercise", "part", "points", "reason")
+    if not rows or any(k not in rows[0] for k in need):
+        raise ValueError(f"--overrides {path}: a CSV with the columns {', '.join(need)} and one row per regrade")
+    out = []
+    for number, row in enumerate(rows, start=2):
+        try:
+            points = float(row["points"])
+        except (TypeError, ValueError):
+            raise ValueError(f"--overrides {path}, line {number}: points must be a number; got {row['points']!r}") \
+                from None
+        exercise = assigned(row["exercise"] or "")[0]
+        if not (row["student"] or "").strip() or not (row["reason"] or "").strip() or not (row["part"] or "").strip():
+            raise ValueError(f"--overrides {path}, line {number}: student, part and reason must not be empty")
+        out.append({"student": row["student"].strip(), "exercise": exercise, "part": row["part"].strip(),
+                    "points": points, "reason": row["reason"].strip()})
+    return out
+
+
+def apply_overrides(submissions, overrides):
+    """Set each regraded part's points (within 0 and the part's maximum) on the student's graded notebook.
+
+    The part's feedback says it was regraded, and why; returns one line per regrade, applied or not.
+    """
+    lines = []
+    for o in overrides:
+        sub = next((s for s in submissions if s.get("exercise") == o["exercise"] and s.get("parts")
+                    and _name(s.get("learner", "")) == o["student"]), None)
+        part = None if sub is None else next((p for p in sub["parts"] if p["part"] == o["part"]
+                                               or p["part"].split(":", 1)[0].strip() == o["part"]), None)
+        if part is None:
+            lines.append(f"not applied: {o['student']} {o['exercise']} part {o['part']!r}: no such graded part")
+            continue
+        was, part["points"] = part["points"], min(max(o["points"], 0.0), part["max_points"])
+        part["feedback"] = f"{part['feedback']} [regraded from {was:g} to {part['points']:g}: {o['reason']}]"
+        sub["points"] = sum(p["points"] for p in sub["parts"])
+        lines.append(f"applied: {o['student']} {o['exercise']} {part['part'].split(':', 1)[0]}: {was:g} -> "
+                     f"{part['points']:g} ({o['reason']})")
+    return lines

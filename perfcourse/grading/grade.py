@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, parts
-from .classbook import students
+from .classbook import apply_overrides, students
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, clean_name, gradebook, score, skipped
 
@@ -173,7 +173,7 @@ def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
 
 
 def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_timeout_s=PART_TIMEOUT_S,
-          progress=True, unsafe=False, hide=(), exercises=None, roster=None):
+          progress=True, unsafe=False, hide=(), exercises=None, roster=None, overrides=()):
     """Grade every notebook in ``paths``; the gradebook as a dict (see :func:`report.gradebook`).
 
     ``progress``: show a progress bar (None: only on a terminal). ``hide``: more folders the
@@ -187,7 +187,8 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     ``exercises``: the ids assigned (others are skipped, and the totals count only these);
     ``roster``: every student's id, so that one who handed in nothing is listed. The book's
     ``"students"`` holds one record per student (see :mod:`perfcourse.grading.classbook`), and
-    its totals are theirs: every student out of the same maximum.
+    its totals are theirs: every student out of the same maximum. ``overrides``: regrades (see
+    :func:`perfcourse.grading.classbook.read_overrides`), applied and listed under ``"regrades"``.
     """
     if isinstance(paths, (str, bytes)) or not all(isinstance(p, (str, bytes)) or hasattr(p, "__fspath__")
                                                    for p in paths):
@@ -205,10 +206,12 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     for i, record in records.items():
         record["learner"] = clean_name(entries[i].learner)
     submissions = [records[i] for i in sorted(records)]
+    regrades = apply_overrides(submissions, overrides)
     book = gradebook(submissions, perfcourse=__version__, seed=seed,
                      timeout_s=timeout_s, memory_limit_mb=memory_mb, part_timeout_s=part_timeout_s,
                      contained=not unsafe)
     book["students"] = students(submissions, exercises_=exercises, roster=roster)
+    book["regrades"] = regrades
     if exercises is not None or roster is not None or len(book["students"]) > 1:   # every student, one maximum
         book["points"] = sum(s["points"] for s in book["students"])
         book["max_points"] = sum(s["max_points"] for s in book["students"])
