@@ -3,11 +3,15 @@
 The lesson is read where it is (the checkout, or the copy packaged with perfcourse), or from
 the course folder given with ``--dir``; nothing is copied. ``--lang zh`` presents the Chinese
 edition's lesson (``notebooks/zh/``) with its kernel in Chinese (``PERFCOURSE_LANG=zh``).
+``--lecture`` shows the lesson for a lecture hall (see :mod:`perfcourse.cli.lecture`): headings,
+widgets and results without the prose or the self-test, larger figures, and the class's guesses
+given with ``--guess NAME=VALUE``.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from .._lang import ENV
@@ -43,6 +47,26 @@ def add_arguments(parser):
     add_server_arguments(parser, dir_help="course folder to read the lesson from, the one holding notebooks/ "
                          "(default: the course that came with perfcourse)")
     add_lang_argument(parser)
+    parser.add_argument("--lecture", action="store_true",
+                        help="for a lecture: headings, widgets and results, no prose or self-test, larger figures")
+    parser.add_argument("--guess", action="append", metavar="NAME=VALUE",
+                        help="with --lecture: the class's guess for the lesson's my_guess_NAME (repeat for each)")
+
+
+def _lecture_copy(path, guesses, folder):
+    """Write the lecture version of the lesson at ``path`` into ``folder``; its path."""
+    import nbformat
+
+    from .lecture import guess_names, lecture_notebook, parse_guesses
+
+    nb = nbformat.read(path, as_version=4)
+    try:
+        chosen = parse_guesses(guesses, guess_names(nb))
+    except ValueError as err:
+        raise CommandError(str(err), code=2) from None
+    target = Path(folder) / path.name
+    nbformat.write(lecture_notebook(nb, chosen), target)
+    return target
 
 
 def run(args):
@@ -52,6 +76,15 @@ def run(args):
         path = find_lesson(args.lesson, nbdir if lang == "en" else nbdir / course.EDITION)
     except (ValueError, TypeError, FileNotFoundError) as err:
         raise CommandError(str(err), code=2 if isinstance(err, (ValueError, TypeError)) else 1) from None
+    if args.guess and not args.lecture:
+        raise CommandError("--guess sets the class's guesses of a lecture; add --lecture", code=2)
+    if args.lecture:
+        with tempfile.TemporaryDirectory(prefix="perfcourse-lecture-") as folder:
+            return _present(args, _lecture_copy(path, args.guess, folder), lang, cwd=path.parent)
+    return _present(args, path, lang, cwd=path.parent)
+
+
+def _present(args, path, lang, cwd):
     chosen = args.port if args.dry_run else choose_port(args.port, VOILA_PORT, server="Voila")
     cmd = voila_command(path, port=chosen, no_browser=args.no_browser or headless())
     if args.dry_run:
@@ -63,4 +96,4 @@ def run(args):
     env = {ENV_RECORD: "0"}      # a presentation shows guesses and measurements but writes no learner's record
     if lang != "en":             # the kernels print in the lesson's language
         env[ENV] = lang
-    return serve(cmd, cwd=path.parent, env=env)
+    return serve(cmd, cwd=cwd, env=env)
