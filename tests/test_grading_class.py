@@ -53,7 +53,8 @@ def graded(tmp_path_factory):
                         "answered on paper in class\nzed,ex01,A,1,no such student\n")
     out_json, out_csv, letters = top / "gb.json", top / "gb.csv", top / "feedback"
     code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
-                     "--csv", str(out_csv), "--feedback", str(letters), "--overrides", str(regrades), "--seed", "918273", *UNSAFE])
+                     "--csv", str(out_csv), "--feedback", str(letters), "--overrides", str(regrades),
+                     "--seed", "918273", *UNSAFE])
     return code, json.loads(out_json.read_text()), out_csv.read_text(), letters
 
 
