@@ -160,6 +160,7 @@ def test_each_student_gets_a_feedback_file_showing_the_cell_that_failed(graded):
     assert "| part | points | feedback |" in ada and "first cell that failed" not in ada
     assert "not submitted" in (letters / "gus.md").read_text()
     assert str(book["seed"]) not in fay, "the seed stays with the grader"
+    assert not any("code" in (s.get("first_failure") or {}) for s in book["submissions"]), "no code in the book"
 
 
 def test_feedback_cannot_be_broken_by_what_a_submission_holds():
@@ -168,11 +169,11 @@ def test_feedback_cannot_be_broken_by_what_a_submission_holds():
     sub = {"submission": "x/01_latency_throughput.ipynb", "parts": [{"part": "A", "points": 0.0, "max_points": 1.0,
                                                                       "feedback": "a | b\n# not a heading"}],
            "problems": ["code cell 2 ('x') raised ValueError: v"],
-           "first_failure": {"cell": 2, "code": "x = 1\n```\n# injected\n````", "reason": "raised ValueError: v"}}
+           "first_failure": {"cell": 2, "reason": "raised ValueError: v"}}
     student = {"student": "x", "status": "graded", "points": 0.0, "max_points": 1.0, "percent": 0.0,
                "exercises": {"ex01": {"points": 0.0, "max_points": 1.0, "parts": sub["parts"],
                                       "submission": sub["submission"]}}}
-    text = student_markdown(student, [sub])
+    text = student_markdown(student, [sub], code_of=lambda path, cell: "x = 1\n```\n# injected\n````")
     assert "| A | 0/1 | a \\| b # not a heading |" in text       # one cell, one line
     assert "`````python" in text and text.count("`````") == 2           # a fence longer than any inside
     assert "Also:" not in text                                          # the failing cell is not listed twice

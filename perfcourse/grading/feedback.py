@@ -2,7 +2,8 @@
 
 Each file gives the student's total, then per exercise the notebook graded, each part's points and
 the grader's message, and the first cell that failed shown by its own code (Jupyter does not number
-code cells, so "code cell 3" alone is hard to find). Nothing goes in that the table does not show:
+code cells, so "code cell 3" alone is hard to find). The code is read again from the student's
+notebook (the gradebook keeps no submission's code). Nothing goes in that the table does not show:
 no hidden input, no seed. Everything from a submission is cleaned (:func:`report.clean`), table
 cells cannot break the table, and a code block cannot be closed by the code inside it.
 """
@@ -29,10 +30,23 @@ def _ordinal(n):
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def student_markdown(student, submissions):
+def _cell_code(submission, number):
+    """The source of code cell ``number`` (1-based) of the notebook at ``submission``, or None."""
+    from .collect import Unreadable, read_notebook
+
+    try:
+        nb, _ = read_notebook(Path(submission))
+    except (Unreadable, TypeError):
+        return None
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    return code[number - 1][:4000] if 0 < number <= len(code) else None
+
+
+def student_markdown(student, submissions, code_of=_cell_code):
     """The feedback page of one student record (see :func:`perfcourse.grading.classbook.students`).
 
-    ``submissions``: the gradebook's, to find each graded notebook's problems and failing cell.
+    ``submissions``: the gradebook's, to find each graded notebook's problems and failing cell;
+    ``code_of(submission, cell)`` gives that cell's code (default: read from the notebook).
 
     Examples
     --------
@@ -59,10 +73,13 @@ def student_markdown(student, submissions):
                          f"{_cell(p.get('feedback', ''))} |")
         failure = sub.get("first_failure")
         if failure:
-            code = failure["code"]
-            fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
-            lines += ["", f"The first cell that failed is your {_ordinal(failure['cell'])} code cell from the top:",
-                      "", f"{fence}python", code.rstrip(), fence, "", f"It {clean(failure['reason'], 600)}."]
+            code = code_of(row["submission"], failure["cell"])
+            lines += ["", f"The first cell that failed is your {_ordinal(failure['cell'])} code cell from the top"]
+            if code is not None:
+                fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
+                lines[-1] += ":"
+                lines += ["", f"{fence}python", code.rstrip(), fence]
+            lines += ["", f"It {clean(failure['reason'], 600)}."]
         others = [p for p in sub.get("problems", []) if not p.startswith(f"code cell {failure['cell']} ")] \
             if failure else sub.get("problems", [])
         if others:

@@ -131,9 +131,9 @@ def _grade_one(sandbox, entry, exercise, count, options):
         problems.append(f"chosen among {count} notebooks of this learner for {exercise}; the others were not graded")
     record = _record(entry.shown, exercise, {"parts": score(exercise, sources, run), "problems": problems},
                      run.seconds)
-    if run.failures:                 # the learner's own code, for the feedback they read (bounded)
+    if run.failures:                 # which cell, for the feedback the learner reads (its code stays in the notebook)
         first = run.failures[0]
-        record["first_failure"] = {"cell": first.cell, "code": first.source[:4000], "reason": clean(first.reason)}
+        record["first_failure"] = {"cell": first.cell, "reason": clean(first.reason)}
     return record
 
 
