@@ -51,7 +51,8 @@ def graded(tmp_path_factory):
     first = parts("ex06")[0]
     regrades.write_text(f"student,exercise,part,points,reason\nbo,ex06,{first.title.split(':')[0]},{first.points:g},"
                         "answered on paper in class\nzed,ex01,A,1,no such student\n")
-    out_json, out_csv, letters = top / "gb.json", top / "gb.csv", top / "feedback"
+    books = tmp_path_factory.mktemp("books")        # outside the graded folder, as --feedback requires
+    out_json, out_csv, letters = books / "gb.json", books / "gb.csv", books / "feedback"
     code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
                      "--csv", str(out_csv), "--feedback", str(letters), "--overrides", str(regrades),
                      "--seed", "918273", *UNSAFE])
@@ -100,7 +101,7 @@ def test_the_csv_has_a_row_per_student_in_canvas_s_layout_and_reads_back(graded)
         for ex in ("ex01", "ex06"):
             want = s["exercises"][ex]["points"] if s["exercises"][ex] else 0.0
             assert float(row[f"{ex} total"]) == want
-            assert sum(float(row[f"{ex} {p.title}"]) for p in parts(ex)) == pytest.approx(want)
+            assert sum(float(row[f"{ex} {p.title.split(':')[0]}"]) for p in parts(ex)) == pytest.approx(want)
 
 
 def test_rosters_and_exercise_lists_are_checked(tmp_path, capsys):
@@ -112,7 +113,7 @@ def test_rosters_and_exercise_lists_are_checked(tmp_path, capsys):
     assert "'ex99' is no exercise" in capsys.readouterr().err
     bad = tmp_path / "r.csv"
     bad.write_text("name,section\nada,A\n")
-    with pytest.raises(ValueError, match="needs a column named one of student"):
+    with pytest.raises(ValueError, match="needs a column named one of sis login id, login, username, student"):
         classbook.read_roster(bad)
     assert classbook.assigned("3, ex01,EX12") == ["ex01", "ex03", "ex12"]
 
@@ -166,15 +167,15 @@ def test_each_student_gets_a_feedback_file_showing_the_cell_that_failed(graded):
 def test_feedback_cannot_be_broken_by_what_a_submission_holds():
     from perfcourse.grading.feedback import student_markdown
 
-    sub = {"submission": "x/01_latency_throughput.ipynb", "parts": [{"part": "A", "points": 0.0, "max_points": 1.0,
-                                                                      "feedback": "a | b\n# not a heading"}],
+    sub = {"submission": "x/01_latency_throughput.ipynb", "learner": "x", "exercise": "ex01",
+           "parts": [{"part": "A", "points": 0.0, "max_points": 1.0, "feedback": "a | b\n# not a heading"}],
            "problems": ["code cell 2 ('x') raised ValueError: v"],
-           "first_failure": {"cell": 2, "reason": "raised ValueError: v"}}
+           "first_failure": {"cell": 2, "reason": "raised ValueError: v", "code": "x = 1\n```\n# injected\n````"}}
     student = {"student": "x", "status": "graded", "points": 0.0, "max_points": 1.0, "percent": 0.0,
                "exercises": {"ex01": {"points": 0.0, "max_points": 1.0, "parts": sub["parts"],
                                       "submission": sub["submission"]}}}
-    text = student_markdown(student, [sub], code_of=lambda path, cell: "x = 1\n```\n# injected\n````")
-    assert "| A | 0/1 | a \\| b # not a heading |" in text       # one cell, one line
+    text = student_markdown(student, [sub])
+    assert "| A | 0/1 | a \\| b \\# not a heading |" in text     # one cell, one line
     assert "`````python" in text and text.count("`````") == 2           # a fence longer than any inside
     assert "Also:" not in text                                          # the failing cell is not listed twice
 

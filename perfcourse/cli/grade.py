@@ -76,9 +76,14 @@ def _write_atomically(target, text, option):
         raise CommandError(f"cannot write {option} {target}: {err.strerror or err}", code=2) from None
 
 
-def _feedback_folder(path):
-    """The folder for ``--feedback``: an existing folder, or a new one in a folder that exists."""
+def _feedback_folder(path, graded):
+    """The folder for ``--feedback``: an existing folder, or a new one in a folder that exists, outside
+    every folder graded (a student's files never land among the submissions)."""
     folder = Path(path).absolute()
+    for given in graded:
+        inside = Path(os.path.realpath(given))
+        if Path(os.path.realpath(folder)).is_relative_to(inside):
+            raise CommandError(f"--feedback {path} is inside the submissions {given}; write it elsewhere", code=2)
     if folder.exists() and not folder.is_dir():
         raise CommandError(f"cannot write --feedback {path}: it is a file, not a folder", code=2)
     if not folder.exists():
@@ -116,14 +121,14 @@ def _final_status(book, fail_under):
 
 def run(args):
     from ..grading.checks import PART_TIMEOUT_S
-    from ..grading.classbook import assigned, csv_text, read_overrides, read_roster
-    from ..grading.grade import grade
+    from ..grading.classbook import assigned, csv_text, few_takers, read_overrides, read_roster
+    from ..grading.grade import grade, private
     from ..grading.report import clean, student_table, table
     from ..grading.sandbox import SandboxError
 
     target = output_file("--json", args.json) if args.json else None
     sheet = output_file("--csv", args.csv) if args.csv else None
-    letters = _feedback_folder(args.feedback) if args.feedback else None
+    letters = _feedback_folder(args.feedback, args.paths) if args.feedback else None
     try:
         only = assigned(args.exercises) if args.exercises is not None else None
         roster = read_roster(args.roster) if args.roster is not None else None
@@ -151,8 +156,12 @@ def run(args):
         print(f"regrade {clean(line, 300)}")
     if len(book["students"]) > 1 or roster is not None or only is not None:
         print(student_table(book["students"]))
+        if only is None:
+            for line in few_takers(book["students"]):
+                print(f"note: {line}")
     if target is not None:
-        _write_atomically(target, json.dumps(book, indent=2, ensure_ascii=True) + "\n", "--json")
+        _write_atomically(target, json.dumps(private(book), indent=2, ensure_ascii=True, allow_nan=False) + "\n",
+                          "--json")
         print(f"wrote {clean(args.json)}")
     if sheet is not None:
         _write_atomically(sheet, csv_text(book["students"]), "--csv")

@@ -46,6 +46,8 @@ def add_arguments(parser):
 
 def _out(path):
     out = Path(path).absolute()
+    if out.is_symlink() and not out.exists():
+        raise CommandError(f"--out {path} is a symbolic link to nothing; give a new or an empty folder", code=2)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise CommandError(f"--out must be a new or an empty folder; {path!r} is not", code=2)
     if not out.parent.is_dir():

@@ -14,7 +14,7 @@ column, here ``SIS Login ID``, the student's folder name, and one column per gra
 
 Examples
 --------
->>> subs = [{"learner": "class/a", "exercise": "ex01", "points": 4.0, "max_points": 7.0,
+>>> subs = [{"learner": "a", "exercise": "ex01", "points": 4.0, "max_points": 7.0,
 ...          "parts": [{"part": "A", "points": 4.0, "max_points": 7.0}]}]
 >>> book = students(subs, roster=["a", "b"])      # exercise 01 is worth 7 points
 >>> [(s["student"], s["points"], s["max_points"], s["status"]) for s in book]
@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from pathlib import Path
 
 from .checks import exercises, parts
+from .report import clean, clean_name
 
-__all__ = ["students", "read_roster", "read_overrides", "apply_overrides", "csv_text", "assigned", "CANVAS_COLUMNS"]
+__all__ = ["students", "read_roster", "read_overrides", "apply_overrides", "csv_text", "assigned", "few_takers",
+           "CANVAS_COLUMNS"]
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-_ROSTER_COLUMNS = ("student", "id", "login", "sis login id", "username")
+_ROSTER_COLUMNS = ("sis login id", "login", "username", "student", "id")   # a login before a display name
 
 
 def assigned(text):
@@ -47,7 +50,7 @@ def assigned(text):
     if not isinstance(text, str) or not text.strip():
         raise ValueError("--exercises must list exercise ids, e.g. ex01,ex03")
     known, out = exercises(), set()
-    for word in text.replace(" ", "").split(","):
+    for word in re.split(r"[,\s]+", text.strip().strip(",")):
         number = re.fullmatch(r"(?:ex)?(\d{1,2})", word, re.IGNORECASE)
         ex = f"ex{int(number.group(1)):02d}" if number else word
         if ex not in known:
@@ -68,20 +71,19 @@ def read_roster(path):
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise ValueError(f"--roster {path} lists no student")
-    if "," in lines[0]:
+    if "," in lines[0] or lines[0].strip().lower() in _ROSTER_COLUMNS:
         rows = list(csv.reader(lines))
         header = [h.strip().lower() for h in rows[0]]
         column = next((header.index(c) for c in _ROSTER_COLUMNS if c in header), None)
         if column is None:
             raise ValueError(f"--roster {path}: a CSV roster needs a column named one of {', '.join(_ROSTER_COLUMNS)}")
-        ids = [row[column].strip() for row in rows[1:] if len(row) > column and row[column].strip()]
+        ids = [row[column].strip() for row in rows[1:] if len(row) > column and row[column].strip()
+               and row[0].strip() != "Points Possible"]      # this command's own --csv, read back as a roster
     else:
         ids = [line.strip() for line in lines]
-    return list(dict.fromkeys(ids))
-
-
-def _name(learner):
-    return Path(learner).name or str(learner)
+    if not ids:
+        raise ValueError(f"--roster {path} lists no student")
+    return list(dict.fromkeys(clean_name(i, 200) for i in ids))     # spelled as the grader spells folder names
 
 
 def students(submissions, *, exercises_=None, roster=None):
@@ -91,14 +93,15 @@ def students(submissions, *, exercises_=None, roster=None):
     every student's id (a learner folder's name); a student not on it who handed work in is
     listed too, marked ``"not on the roster"``.
     """
-    graded = [s for s in submissions if s.get("exercise")]
+    graded = [s for s in submissions if s.get("exercise") and s.get("parts")]
     columns = list(exercises_) if exercises_ else [ex for ex in exercises() if any(s["exercise"] == ex
                                                                                     for s in graded)]
     by_student = {}
     for s in graded:
         if s["exercise"] in columns:
-            by_student.setdefault(_name(s.get("learner", s.get("submission", ""))), {})[s["exercise"]] = s
-    names = list(roster or []) + sorted(n for n in by_student if n not in set(roster or []))
+            by_student.setdefault(s.get("learner", s.get("submission", "")), {})[s["exercise"]] = s
+    seen = {s.get("learner", s.get("submission", "")) for s in submissions}     # handed in anything at all
+    names = list(roster or []) + sorted(n for n in seen if n not in set(roster or []))
     most = sum(sum(p.points for p in parts(ex)) for ex in columns)
     out = []
     for name in names:
@@ -123,7 +126,7 @@ def csv_text(book):
         heads.append(f"{ex} total")
         possible.append(_fmt(sum(p.points for p in parts(ex))))
         for p in parts(ex):
-            heads.append(f"{ex} {p.title}")
+            heads.append(f"{ex} {_letter(p.title)}")
             possible.append(_fmt(p.points))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -142,6 +145,24 @@ def csv_text(book):
     return out.getvalue()
 
 
+def _letter(title):
+    """A part's letter: ``A`` of ``A: fit the serial fraction``."""
+    return title.split(":", 1)[0].strip()
+
+
+def few_takers(book):
+    """Lines for the exercises fewer than half the students handed in, which still count in everyone's maximum."""
+    if len(book) < 2:
+        return []
+    out = []
+    for ex in book[0]["exercises"]:
+        took = sum(1 for s in book if s["exercises"][ex])
+        if took < len(book) / 2:
+            out.append(f"{ex} was handed in by {took} of {len(book)} students and counts in everyone's maximum; "
+                       "give --exercises to grade only what was assigned")
+    return out
+
+
 def _fmt(x):
     return f"{x:g}"
 
@@ -155,28 +176,39 @@ def _safe(text):
 def read_overrides(path):
     """Regrades from a CSV with the columns ``student``, ``exercise``, ``part``, ``points`` and ``reason``.
 
-    ``part`` is a part's letter (``A``) or its whole title. ``ValueError`` names the line that is wrong.
+    ``part`` is a part's letter (``A``) or its whole title; a row whose first cell starts with ``#`` is
+    a comment. ``ValueError`` names the file, the line and what is wrong.
     """
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"--overrides {path}: cannot be read ({getattr(err, 'strerror', None) or err})") from None
-    rows = list(csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#")))
+    reader = csv.DictReader(io.StringIO(text))
     need = ("student", "exercise", "part", "points", "reason")
-    if not rows or any(k not in rows[0] for k in need):
+    if reader.fieldnames is None or any(k not in reader.fieldnames for k in need):
         raise ValueError(f"--overrides {path}: a CSV with the columns {', '.join(need)} and one row per regrade")
     out = []
-    for number, row in enumerate(rows, start=2):
+    for row in reader:
+        where = f"--overrides {path}, line {reader.line_num}"
+        first = (row.get(reader.fieldnames[0]) or "").strip()
+        if not any((v or "").strip() for v in row.values() if isinstance(v, str)) or first.startswith("#"):
+            continue
         try:
             points = float(row["points"])
         except (TypeError, ValueError):
-            raise ValueError(f"--overrides {path}, line {number}: points must be a number; got {row['points']!r}") \
-                from None
-        exercise = assigned(row["exercise"] or "")[0]
-        if not (row["student"] or "").strip() or not (row["reason"] or "").strip() or not (row["part"] or "").strip():
-            raise ValueError(f"--overrides {path}, line {number}: student, part and reason must not be empty")
-        out.append({"student": row["student"].strip(), "exercise": exercise, "part": row["part"].strip(),
-                    "points": points, "reason": row["reason"].strip()})
+            raise ValueError(f"{where}: points must be a number; got {row['points']!r}") from None
+        if not math.isfinite(points):
+            raise ValueError(f"{where}: points must be a finite number; got {row['points']!r}")
+        try:
+            exercise = assigned(row["exercise"] or "")
+        except ValueError:
+            exercise = []
+        if len(exercise) != 1:
+            raise ValueError(f"{where}: exercise must be one exercise id such as ex03; got {row['exercise']!r}")
+        if not all((row[k] or "").strip() for k in ("student", "part", "reason")):
+            raise ValueError(f"{where}: student, part and reason must not be empty")
+        out.append({"student": clean_name(row["student"].strip(), 200), "exercise": exercise[0],
+                    "part": row["part"].strip(), "points": points, "reason": clean(row["reason"].strip(), 300)})
     return out
 
 
@@ -188,7 +220,7 @@ def apply_overrides(submissions, overrides):
     lines = []
     for o in overrides:
         sub = next((s for s in submissions if s.get("exercise") == o["exercise"] and s.get("parts")
-                    and _name(s.get("learner", "")) == o["student"]), None)
+                    and s.get("learner") == o["student"]), None)
         part = None if sub is None else next((p for p in sub["parts"] if p["part"] == o["part"]
                                                or p["part"].split(":", 1)[0].strip() == o["part"]), None)
         if part is None:
@@ -197,6 +229,7 @@ def apply_overrides(submissions, overrides):
         was, part["points"] = part["points"], min(max(o["points"], 0.0), part["max_points"])
         part["feedback"] = f"{part['feedback']} [regraded from {was:g} to {part['points']:g}: {o['reason']}]"
         sub["points"] = sum(p["points"] for p in sub["parts"])
+        held = "" if part["points"] == o["points"] else f", {o['points']:g} held to the part's 0-{part['max_points']:g}"
         lines.append(f"applied: {o['student']} {o['exercise']} {part['part'].split(':', 1)[0]}: {was:g} -> "
-                     f"{part['points']:g} ({o['reason']})")
+                     f"{part['points']:g}{held} ({o['reason']})")
     return lines

@@ -2,24 +2,45 @@
 
 Each file gives the student's total, then per exercise the notebook graded, each part's points and
 the grader's message, and the first cell that failed shown by its own code (Jupyter does not number
-code cells, so "code cell 3" alone is hard to find). The code is read again from the student's
-notebook (the gradebook keeps no submission's code). Nothing goes in that the table does not show:
-no hidden input, no seed. Everything from a submission is cleaned (:func:`report.clean`), table
-cells cannot break the table, and a code block cannot be closed by the code inside it.
+code cells, so "code cell 3" alone is hard to find): the code as it was graded, kept in memory by
+the grader (the JSON gradebook holds no submission's code). Nothing goes in that the table does
+not show: no seed, and of the test inputs only the failing case a part's message names. Everything
+from a submission is cleaned (:func:`report.clean`), and escaped so that it reads as text, not as
+Markdown or HTML; table cells cannot break the table, and a code block cannot be closed by the code
+inside it.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
+from .grade import PRIVATE_CODE
 from .report import clean
 
 __all__ = ["student_markdown", "write_feedback", "file_name"]
 
 
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+CODE_LIMIT = 4000        # characters of a failing cell shown
+
+
+def _text(text, limit=600):
+    """Text from a submission as plain text in Markdown: cleaned, HTML and Markdown characters escaped."""
+    return _MARKDOWN.sub(r"\\\1", html.escape(clean(text, limit), quote=False))
+
+
 def _cell(text):
-    return clean(text, 400).replace("|", "\\|")
+    return _text(text, 400)
+
+
+def _code(source):
+    """A cell's code for a fenced block: each line cleaned of control and bidi characters, bounded."""
+    lines = [clean(line, 500) for line in source[:CODE_LIMIT].split("\n")]
+    if len(source) > CODE_LIMIT:
+        lines.append(f"# ... (the cell goes on: {len(source) - CODE_LIMIT} more characters)")
+    return "\n".join(lines).rstrip()
 
 
 def _fmt(x):
@@ -30,23 +51,11 @@ def _ordinal(n):
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def _cell_code(submission, number):
-    """The source of code cell ``number`` (1-based) of the notebook at ``submission``, or None."""
-    from .collect import Unreadable, read_notebook
-
-    try:
-        nb, _ = read_notebook(Path(submission))
-    except (Unreadable, TypeError):
-        return None
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
-    return code[number - 1][:4000] if 0 < number <= len(code) else None
-
-
-def student_markdown(student, submissions, code_of=_cell_code):
+def student_markdown(student, submissions):
     """The feedback page of one student record (see :func:`perfcourse.grading.classbook.students`).
 
-    ``submissions``: the gradebook's, to find each graded notebook's problems and failing cell;
-    ``code_of(submission, cell)`` gives that cell's code (default: read from the notebook).
+    ``submissions``: the gradebook's as graded (with each failing cell's code), to find each graded
+    notebook's problems and failing cell.
 
     Examples
     --------
@@ -55,8 +64,9 @@ def student_markdown(student, submissions, code_of=_cell_code):
     >>> print(student_markdown(s, []).splitlines()[0])
     # ada: 0/7 points (0.0%)
     """
-    by_path = {sub.get("submission"): sub for sub in submissions}
-    lines = [f"# {clean(student['student'], 120)}: {_fmt(student['points'])}/{_fmt(student['max_points'])} points "
+    mine = {sub["exercise"]: sub for sub in submissions if sub.get("learner") == student["student"]
+            and sub.get("exercise") and sub.get("parts")}          # two paths may read alike once cleaned
+    lines = [f"# {_text(student['student'], 120)}: {_fmt(student['points'])}/{_fmt(student['max_points'])} points "
              f"({student['percent']:.1f}%)", ""]
     if student["status"] != "graded":
         lines += [f"Status: {student['status']}.", ""]
@@ -64,26 +74,26 @@ def student_markdown(student, submissions, code_of=_cell_code):
         if row is None:
             lines += [f"## {ex}: not submitted", "", "No notebook of this exercise was found in your folder.", ""]
             continue
-        sub = by_path.get(row["submission"], {})
+        sub = mine.get(ex, {})
         lines += [f"## {ex}: {_fmt(row['points'])}/{_fmt(row['max_points'])} points", "",
-                  f"Graded: `{clean(row['submission'], 300).replace('`', '?')}`", "",
+                  f"Graded: {_text(row['submission'], 300)}", "",
                   "| part | points | feedback |", "|---|---|---|"]
         for p in sub.get("parts", row["parts"]):
             lines.append(f"| {_cell(p['part'])} | {_fmt(p['points'])}/{_fmt(p['max_points'])} | "
                          f"{_cell(p.get('feedback', ''))} |")
         failure = sub.get("first_failure")
         if failure:
-            code = code_of(row["submission"], failure["cell"])
+            code = failure.get(PRIVATE_CODE)
             lines += ["", f"The first cell that failed is your {_ordinal(failure['cell'])} code cell from the top"]
             if code is not None:
                 fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
                 lines[-1] += ":"
-                lines += ["", f"{fence}python", code.rstrip(), fence]
-            lines += ["", f"It {clean(failure['reason'], 600)}."]
+                lines += ["", f"{fence}python", _code(code), fence]
+            lines += ["", f"It {_text(failure['reason'])}."]
         others = [p for p in sub.get("problems", []) if not p.startswith(f"code cell {failure['cell']} ")] \
             if failure else sub.get("problems", [])
         if others:
-            lines += ["", "Also:"] + [f"- {clean(p, 600)}" for p in others]
+            lines += ["", "Also:"] + [f"- {_text(p)}" for p in others]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -97,7 +107,7 @@ def file_name(student, taken):
     >>> file_name("ada", taken), file_name("../x y", taken), file_name("ada", taken)
     ('ada.md', '_x_y.md', 'ada-2.md')
     """
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", str(student))[:80].strip(".") or "student"
+    base = re.sub(r"[^\w.-]", "_", clean(student, 200))[:80].strip(".") or "student"
     base = base if base not in ("", ".", "..") else "student"
     name, k = f"{base}.md", 2
     while name.lower() in taken:

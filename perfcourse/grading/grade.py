@@ -18,6 +18,7 @@ import json
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
 
 from .. import __version__
 from .._check import positive_int, real
@@ -26,9 +27,11 @@ from .classbook import apply_overrides, students
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, clean_name, gradebook, score, skipped
 
-__all__ = ["UNSAFE_WARNING", "MAX_LEARNER_BYTES", "MAX_LEARNER_NOTEBOOKS", "find_notebooks", "exercise_of", "grade"]
+__all__ = ["PRIVATE_CODE", "private", "UNSAFE_WARNING", "MAX_LEARNER_BYTES", "MAX_LEARNER_NOTEBOOKS",
+           "find_notebooks", "exercise_of", "grade"]
 
 MAX_LEARNER_BYTES = 64 << 20      # notebooks read per learner, all together
+PRIVATE_CODE = "code"             # a failing cell's code: for the feedback files, never the JSON
 MAX_LEARNER_NOTEBOOKS = 200
 
 UNSAFE_WARNING = ("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
@@ -93,6 +96,33 @@ def _load(entries, assigned=None):
     return chosen, records, failures
 
 
+def _student_names(learners):
+    """``{learner path: student name}``: a folder's own name (a file's, for a notebook named alone),
+    cleaned, and made unique (``bob (2)``) when two learners would read the same."""
+    names, taken = {}, set()
+    for learner in learners:
+        if learner in names:
+            continue
+        path = Path(learner)
+        own = path.parent.name if path.suffix == ".ipynb" and path.parent.name else path.name   # a file named alone
+        base = clean_name(own or str(learner), 200)
+        name, k = base, 2
+        while name.casefold() in taken:
+            name, k = f"{base} ({k})", k + 1
+        taken.add(name.casefold())
+        names[learner] = name
+    return names
+
+
+def private(book):
+    """A copy of the gradebook without what only this process may use (the failing cells' code)."""
+    out = dict(book, submissions=[dict(s) for s in book["submissions"]])
+    for s in out["submissions"]:
+        if "first_failure" in s:
+            s["first_failure"] = {k: v for k, v in s["first_failure"].items() if k != PRIVATE_CODE}
+    return out
+
+
 def _digest(code):
     return hashlib.sha256(json.dumps(code).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -131,9 +161,10 @@ def _grade_one(sandbox, entry, exercise, count, options):
         problems.append(f"chosen among {count} notebooks of this learner for {exercise}; the others were not graded")
     record = _record(entry.shown, exercise, {"parts": score(exercise, sources, run), "problems": problems},
                      run.seconds)
-    if run.failures:                 # which cell, for the feedback the learner reads (its code stays in the notebook)
+    if run.failures:                 # which cell, and its code as graded, for the learner's feedback
         first = run.failures[0]
-        record["first_failure"] = {"cell": first.cell, "reason": clean(first.reason)}
+        record["first_failure"] = {"cell": first.cell, "reason": clean(first.reason),
+                                   PRIVATE_CODE: first.source}   # not in the JSON gradebook (see private())
     return record
 
 
@@ -203,8 +234,9 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
                "part_timeout": part_timeout_s}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
+    names = _student_names(entries[i].learner for i in sorted(records))
     for i, record in records.items():
-        record["learner"] = clean_name(entries[i].learner)
+        record["learner"], record["learner_path"] = names[entries[i].learner], clean_name(entries[i].learner)
     submissions = [records[i] for i in sorted(records)]
     regrades = apply_overrides(submissions, overrides)
     book = gradebook(submissions, perfcourse=__version__, seed=seed,
