@@ -51,11 +51,15 @@ def graded(tmp_path_factory):
     first = parts("ex06")[0]
     regrades.write_text(f"student,exercise,part,points,reason\nbo,ex06,{first.title.split(':')[0]},{first.points:g},"
                         "answered on paper in class\nzed,ex01,A,1,no such student\n")
+    due = 1767225600.0                              # 2026-01-01T00:00 UTC
+    for path in cls.rglob("*.ipynb"):
+        os.utime(path, (due - 3600, due - 3600))
+    os.utime(cls / "cy" / "work" / "06_littles_law-Copy1.ipynb", (due + 7500, due + 7500))   # 2 h 5 min late
     books = tmp_path_factory.mktemp("books")        # outside the graded folder, as --feedback requires
     out_json, out_csv, letters = books / "gb.json", books / "gb.csv", books / "feedback"
     code = cli.main(["grade", str(top), "--exercises", "ex01,6", "--roster", str(roster), "--json", str(out_json),
                      "--csv", str(out_csv), "--feedback", str(letters), "--overrides", str(regrades),
-                     "--seed", "918273", *UNSAFE])
+                     "--seed", "918273", "--due", "2026-01-01T08:00+08:00", *UNSAFE])
     return code, json.loads(out_json.read_text()), out_csv.read_text(), letters
 
 
@@ -189,3 +193,16 @@ def test_a_regrade_file_is_checked_before_grading(tmp_path, capsys):
     bad.write_text("who,what\nada,1\n")
     with pytest.raises(ValueError, match="a CSV with the columns student, exercise, part, points, reason"):
         classbook.read_overrides(bad)
+
+
+def test_a_notebook_modified_after_the_due_time_is_marked_late_and_scored_as_ever(graded):
+    _, book, text, letters = graded
+    late = {s["student"]: s["late"] for s in book["students"] if s["late"]}
+    assert late == {"cy": {"ex06": 7500.0}} and book["due"] == "2026-01-01T08:00+08:00"
+    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["SIS Login ID"] == "cy")
+    assert row["Late"] == "ex06 2 h 5 min late" and float(row["ex06 total"]) == _most("ex06")
+    assert "Handed in 2 h 5 min late (after the due time)." in (letters / "cy.md").read_text()
+    with pytest.raises(ValueError, match="--due must be a time such as"):
+        from perfcourse.cli.grade import _due
+
+        _due("tomorrow")

@@ -45,6 +45,9 @@ def add_arguments(parser):
                              "nothing is listed too")
     parser.add_argument("--overrides", metavar="FILE",
                         help="regrades: a CSV of student, exercise, part, points, reason, applied and reported")
+    parser.add_argument("--due", metavar="TIME", default=None,
+                        help="the due time, e.g. 2026-12-01T23:59 (local time) or with +08:00: a notebook modified "
+                             "after it is marked late, by how much; scores are not changed")
     parser.add_argument("--exercises", metavar="LIST", default=None,
                         help="grade only these exercises, e.g. ex01,ex03; totals and --fail-under count only them")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
@@ -74,6 +77,18 @@ def _write_atomically(target, text, option):
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
         raise CommandError(f"cannot write {option} {target}: {err.strerror or err}", code=2) from None
+
+
+def _due(text):
+    """An aware datetime from ``--due`` (ISO 8601; without a zone, this machine's local time)."""
+    import datetime as dt
+
+    try:
+        when = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"--due must be a time such as 2026-12-01T23:59 or 2026-12-01T23:59+08:00; got {text!r}") \
+            from None
+    return when if when.tzinfo is not None else when.astimezone()
 
 
 def _feedback_folder(path, graded):
@@ -133,6 +148,7 @@ def run(args):
         only = assigned(args.exercises) if args.exercises is not None else None
         roster = read_roster(args.roster) if args.roster is not None else None
         overrides = read_overrides(args.overrides) if args.overrides is not None else []
+        due = _due(args.due) if args.due is not None else None
     except ValueError as err:
         raise CommandError(clean(err, 300), code=2) from None
     root = _course_root(args.root)
@@ -140,7 +156,7 @@ def run(args):
     try:
         book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
                      part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
-                     progress=None, unsafe=args.unsafe, exercises=only, roster=roster, overrides=overrides,
+                     progress=None, unsafe=args.unsafe, exercises=only, roster=roster, overrides=overrides, due=due,
                      hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None,
                                        letters) if p is not None])
     except (ValueError, TypeError, SandboxError) as err:

@@ -33,7 +33,7 @@ from .checks import exercises, parts
 from .report import clean, clean_name
 
 __all__ = ["students", "read_roster", "read_overrides", "apply_overrides", "csv_text", "assigned", "few_takers",
-           "CANVAS_COLUMNS"]
+           "late_text", "CANVAS_COLUMNS"]
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 _ROSTER_COLUMNS = ("sis login id", "login", "username", "student", "id")   # a login before a display name
@@ -108,13 +108,15 @@ def students(submissions, *, exercises_=None, roster=None):
         done = by_student.get(name, {})
         rows = {ex: ({"points": done[ex]["points"], "max_points": done[ex]["max_points"],
                       "parts": [{"part": p["part"], "points": p["points"], "max_points": p["max_points"]}
-                                for p in done[ex]["parts"]], "submission": done[ex].get("submission")}
+                                for p in done[ex]["parts"]], "submission": done[ex].get("submission"),
+                      "late_s": done[ex].get("late_s")}
                      if ex in done else None) for ex in columns}
         got = float(sum(r["points"] for r in rows.values() if r))
         status = ("not submitted" if not done else "not on the roster" if roster and name not in roster
                   else "graded")
+        late = {ex: r["late_s"] for ex, r in rows.items() if r and r.get("late_s")}
         out.append({"student": name, "status": status, "points": got, "max_points": most,
-                    "percent": round(100.0 * got / most, 3) if most else 0.0, "exercises": rows})
+                    "percent": round(100.0 * got / most, 3) if most else 0.0, "exercises": rows, "late": late})
     return out
 
 
@@ -130,9 +132,9 @@ def csv_text(book):
             possible.append(_fmt(p.points))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*CANVAS_COLUMNS, *heads, "Total", "Percent", "Status"])
+    writer.writerow([*CANVAS_COLUMNS, *heads, "Total", "Percent", "Status", "Late"])
     writer.writerow(["Points Possible", "", "", "", "", *possible,
-                     _fmt(book[0]["max_points"]) if book else "0", "100", ""])
+                     _fmt(book[0]["max_points"]) if book else "0", "100", "", ""])
     for s in book:
         cells = []
         for ex in columns:
@@ -141,8 +143,25 @@ def csv_text(book):
             got = {p["part"]: p["points"] for p in row["parts"]} if row else {}
             cells += [_fmt(got.get(p.title, 0.0)) for p in parts(ex)]
         writer.writerow([_safe(s["student"]), "", "", _safe(s["student"]), "", *cells, _fmt(s["points"]),
-                         f"{s['percent']:.1f}", s["status"]])
+                         f"{s['percent']:.1f}", s["status"], late_text(s.get("late", {}))])
     return out.getvalue()
+
+
+def late_text(late):
+    """``ex03 2 h 5 min late; ex05 10 min late`` from ``{exercise: seconds}``; empty when nothing was late.
+
+    Examples
+    --------
+    >>> late_text({"ex03": 7500.0, "ex05": 30.0})
+    'ex03 2 h 5 min late; ex05 1 min late'
+    """
+    def span(seconds):
+        minutes = max(1, math.ceil(seconds / 60))
+        days, rest = divmod(minutes, 24 * 60)
+        hours, minutes = divmod(rest, 60)
+        return " ".join(f"{v} {u}" for v, u in ((days, "d"), (hours, "h"), (minutes, "min")) if v) or "0 min"
+
+    return "; ".join(f"{ex} {span(s)} late" for ex, s in late.items() if s)
 
 
 def _letter(title):

@@ -16,6 +16,7 @@ import html
 import re
 from pathlib import Path
 
+from .classbook import late_text
 from .grade import PRIVATE_CODE
 from .report import clean
 
@@ -77,6 +78,8 @@ def student_markdown(student, submissions):
         sub = mine.get(ex, {})
         lines += [f"## {ex}: {_fmt(row['points'])}/{_fmt(row['max_points'])} points", "",
                   f"Graded: {_text(row['submission'], 300)}", "",
+                  *([f"Handed in {late_text({ex: row['late_s']}).split(' ', 1)[1]} (after the due time).", ""]
+                    if row.get("late_s") else []),
                   "| part | points | feedback |", "|---|---|---|"]
         for p in sub.get("parts", row["parts"]):
             lines.append(f"| {_cell(p['part'])} | {_fmt(p['points'])}/{_fmt(p['max_points'])} | "

@@ -114,6 +114,22 @@ def _student_names(learners):
     return names
 
 
+def _stamp(records, entries, due):
+    """Each graded notebook's modification time (UTC, ISO 8601), and how late it came after ``due``."""
+    import datetime as dt
+
+    for i, record in records.items():
+        if not record.get("parts"):
+            continue
+        try:
+            mtime = os.lstat(entries[i].path).st_mtime
+        except OSError:
+            continue
+        record["modified"] = dt.datetime.fromtimestamp(mtime, dt.timezone.utc).isoformat(timespec="seconds")
+        if due is not None:
+            record["late_s"] = round(max(0.0, mtime - due.timestamp()), 1)
+
+
 def private(book):
     """A copy of the gradebook without what only this process may use (the failing cells' code)."""
     out = dict(book, submissions=[dict(s) for s in book["submissions"]])
@@ -204,7 +220,7 @@ def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
 
 
 def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_timeout_s=PART_TIMEOUT_S,
-          progress=True, unsafe=False, hide=(), exercises=None, roster=None, overrides=()):
+          progress=True, unsafe=False, hide=(), exercises=None, roster=None, overrides=(), due=None):
     """Grade every notebook in ``paths``; the gradebook as a dict (see :func:`report.gradebook`).
 
     ``progress``: show a progress bar (None: only on a terminal). ``hide``: more folders the
@@ -220,6 +236,8 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     ``"students"`` holds one record per student (see :mod:`perfcourse.grading.classbook`), and
     its totals are theirs: every student out of the same maximum. ``overrides``: regrades (see
     :func:`perfcourse.grading.classbook.read_overrides`), applied and listed under ``"regrades"``.
+    ``due``: a time (an aware ``datetime``); a graded notebook whose file was last modified after it
+    carries ``"late_s"``, the seconds it came late (judged from the file's modification time).
     """
     if isinstance(paths, (str, bytes)) or not all(isinstance(p, (str, bytes)) or hasattr(p, "__fspath__")
                                                    for p in paths):
@@ -234,6 +252,7 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
                "part_timeout": part_timeout_s}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
+    _stamp(records, entries, due)
     names = _student_names(entries[i].learner for i in sorted(records))
     for i, record in records.items():
         record["learner"], record["learner_path"] = names[entries[i].learner], clean_name(entries[i].learner)
@@ -244,6 +263,7 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
                      contained=not unsafe)
     book["students"] = students(submissions, exercises_=exercises, roster=roster)
     book["regrades"] = regrades
+    book["due"] = None if due is None else due.isoformat(timespec="minutes")
     if exercises is not None or roster is not None or len(book["students"]) > 1:   # every student, one maximum
         book["points"] = sum(s["points"] for s in book["students"])
         book["max_points"] = sum(s["max_points"] for s in book["students"])

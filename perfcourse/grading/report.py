@@ -160,8 +160,12 @@ def student_table(students):
     rows = [("student", *columns, "total", "")]
     for s in students:
         cells = [_fmt(s["exercises"][ex]["points"]) if s["exercises"][ex] else "-" for ex in columns]
+        from .classbook import late_text
+
+        status = "; ".join(x for x in ("" if s["status"] == "graded" else s["status"],
+                                       late_text(s.get("late", {}))) if x)
         rows.append((clean_name(s["student"], 60), *cells, f"{_fmt(s['points'])}/{_fmt(s['max_points'])} "
-                     f"({s['percent']:.1f}%)", "" if s["status"] == "graded" else s["status"]))
+                     f"({s['percent']:.1f}%)", status))
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1] for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
