@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .checks import exercises, parts
 from .report import clean, clean_name
+from .report import points_text as _fmt
 
 __all__ = ["students", "read_roster", "read_overrides", "apply_overrides", "csv_text", "assigned", "few_takers",
            "late_text", "CANVAS_COLUMNS"]
@@ -180,10 +181,6 @@ def few_takers(book):
             out.append(f"{ex} was handed in by {took} of {len(book)} students and counts in everyone's maximum; "
                        "give --exercises to grade only what was assigned")
     return out
-
-
-def _fmt(x):
-    return f"{x:g}"
 
 
 def _safe(text):

@@ -19,6 +19,7 @@ from pathlib import Path
 from .classbook import late_text
 from .grade import PRIVATE_CODE
 from .report import clean
+from .report import points_text as _fmt
 
 __all__ = ["student_markdown", "write_feedback", "file_name"]
 
@@ -42,10 +43,6 @@ def _code(source):
     if len(source) > CODE_LIMIT:
         lines.append(f"# ... (the cell goes on: {len(source) - CODE_LIMIT} more characters)")
     return "\n".join(lines).rstrip()
-
-
-def _fmt(x):
-    return f"{x:g}"
 
 
 def _ordinal(n):

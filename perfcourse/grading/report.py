@@ -13,7 +13,8 @@ import unicodedata
 
 from .checks import parts
 
-__all__ = ["clean", "clean_name", "score", "skipped", "table", "student_table", "gradebook", "percent"]
+__all__ = ["clean", "clean_name", "points_text", "score", "skipped", "table", "student_table", "gradebook",
+           "percent"]
 
 _UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
                            "\ud800-\udfff]")
@@ -122,8 +123,18 @@ def _notebooks(n):
     return gettext.ngettext("{n} graded notebook", "{n} graded notebooks", n).format(n=n)
 
 
-def _fmt(x):
+def points_text(x):
+    """Points as the tables print them: ``7``, ``2.5``.
+
+    Examples
+    --------
+    >>> points_text(7.0), points_text(2.5)
+    ('7', '2.5')
+    """
     return f"{x:g}"
+
+
+_fmt = points_text
 
 
 def table(submissions, warnings=()):
