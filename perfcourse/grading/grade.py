@@ -34,6 +34,8 @@ MAX_LEARNER_BYTES = 64 << 20      # notebooks read per learner, all together
 PRIVATE_CODE = "code"             # a failing cell's code: for the feedback files, never the JSON
 MAX_LEARNER_NOTEBOOKS = 200
 
+UNCOMPILED_WARNING = ("WARNING: kernels were simulated without being compiled for a GPU (no numba-cuda): a kernel "
+                      "that is not CUDA may have scored")
 UNSAFE_WARNING = ("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
                   "sandbox); their scores cannot be trusted and they could reach this machine's files")
 
@@ -150,6 +152,23 @@ def _size(path):
         return 0
 
 
+def _compiler_for(chosen, unsafe):
+    """True when the kernels of the chosen exercises will be compiled for a GPU before they are launched.
+
+    Raises :class:`perfcourse.grading.sandbox.SandboxError` when kernel parts are to be graded without
+    the compiler and not ``unsafe``: a kernel that is not CUDA must not score.
+    """
+    from ..cudacompile import missing
+    from .sandbox import SandboxError
+
+    kernel_exercises = sorted({exercise for _, exercise, _, _ in chosen if any(p.kernels for p in parts(exercise))})
+    reason = missing() if kernel_exercises else None
+    if reason and not unsafe:
+        raise SandboxError(f"exercises {', '.join(e[2:] for e in kernel_exercises)} grade kernels, which must compile "
+                           f"for a GPU first, and {reason}; or pass --unsafe to simulate them uncompiled")
+    return reason is None
+
+
 def _code(nb):
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
@@ -249,8 +268,9 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     part_timeout_s = real("part_timeout_s", part_timeout_s, low=0, low_open=True)
     entries, empty = find_notebooks(paths)
     chosen, records, failures = _load(entries, None if exercises is None else set(exercises))
+    compiled = _compiler_for(chosen, unsafe)
     options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
-               "part_timeout": part_timeout_s}
+               "part_timeout": part_timeout_s, "compile_kernels": compiled}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
     _stamp(records, entries, due)
     names = _student_names(entries[i].learner for i in sorted(records))
@@ -269,5 +289,5 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
         book["max_points"] = sum(s["max_points"] for s in book["students"])
         book["percent"] = round(100.0 * book["points"] / book["max_points"], 3) if book["max_points"] else 0.0
     book.update(errors=errors, failures=[clean(f) for f in failures], empty=[clean(e) for e in empty],
-                warnings=[UNSAFE_WARNING] if unsafe else [])
+                warnings=([UNSAFE_WARNING] if unsafe else []) + ([] if compiled else [UNCOMPILED_WARNING]))
     return book

@@ -62,17 +62,18 @@ def _text(value, field, limit=400):
 class Kernel:
     """One sandboxed kernel process (see the module's docstring)."""
 
-    def __init__(self, sandbox, *, memory_bytes=None, exercise=None):
+    def __init__(self, sandbox, *, memory_bytes=None, exercise=None, program=None):
         self.sandbox = sandbox
         sized = {} if memory_bytes is None else {"memory_bytes": int(memory_bytes)}
         sized.update({} if exercise is None else {"exercise": exercise})
+        sized.update({} if program is None else {"program": program})
         self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **sized)
         sandbox.track(self)
         self._buf, self._ids, self.alive = bytearray(), itertools.count(1), True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(stream.fileno(), False)
         try:
-            self._expect("hello", time.monotonic() + START_TIMEOUT_S)
+            self.hello = self._expect("hello", time.monotonic() + START_TIMEOUT_S)
         except KernelLost as lost:
             why = self._stderr_tail() or lost.why
             self.kill()

@@ -95,7 +95,7 @@ class Sandbox:
             os.chmod(self.root, 0o711)          # the kernels' own users find the runner, and list nothing
             support = self.root / "support"
             support.mkdir(mode=0o755)
-            for name in ("runner.py", "wire.py", "launch.py"):
+            for name in ("runner.py", "wire.py", "launch.py", "probe.py"):
                 shutil.copyfile(Path(__file__).with_name(name), support / name)
             shutil.copyfile(Path(__file__).parents[1] / "_syncs.py", support / "syncs.py")
             self.cgroups = Cgroups(enabled=cgroups)
@@ -200,6 +200,11 @@ class Sandbox:
                            "spare": str(self.root / "spare")})
         return [os.path.abspath(sys.executable), "-I", "-S", str(self.root / "support" / "launch.py"), spec, "--",
                 *command]
+
+    def support_program(self, script):
+        """The command line that runs ``script`` (``"runner.py"``, ``"probe.py"``) of the sandbox's support files."""
+        python = os.path.abspath(sys.executable)
+        return [python, "-I", str(self.root / "support" / script) if not self.contained else f"{RUNNER_DIR}/{script}"]
 
     def spawn(self, program=None, *, memory_bytes=DEFAULT_MEMORY_BYTES, exercise=None, **popen):
         """Start ``program`` (default: the runner) in a new sandbox; a :class:`subprocess.Popen`.

@@ -21,6 +21,7 @@ from .._check import positive_int, real
 from ..units import format_bytes
 from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
 from .kernel import ENDED, Kernel, KernelLost
+from .kernelprobe import Probes
 
 __all__ = ["MAX_OUTPUT_BYTES", "CellFailure", "NotebookRun", "total_time", "run_submission"]
 
@@ -63,6 +64,8 @@ class _Job:
     max_output_bytes: int
     until: float = float("inf")       # the whole notebook's end (monotonic): its cells, restarts and parts
     exercise: str | None = None       # its kernels see the package without this exercise's withheld functions
+    compile: bool = True              # kernel parts: compile each kernel for a GPU before the grader launches it
+    probes: object = None             # the grader's launches of the notebook's kernels (kernelprobe.Probes)
 
 
 def _problem(report, job):
@@ -140,8 +143,26 @@ def _hint(exercise, names):
             f"exercise notebook {notebook} (from exercises/), not a lesson")
 
 
+def _kernel_launchers(job, spec, deadline):
+    """Launchers for ``spec``'s kernels; the job's probe is made on first use (and started on first launch)."""
+    if job.probes is None:
+        signatures = {name: sig for p in parts(job.exercise) for name, sig in p.kernels}
+        job.probes = Probes(job.sandbox, job.cells, signatures, exercise=job.exercise, memory_bytes=job.memory_bytes,
+                            compile=job.compile)
+    return {name: job.probes.launcher(name, deadline) for name, _ in spec.kernels}
+
+
 def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
     results = []
+    try:
+        kernel = _score_each(job, exercise, kernel, defined, seed, part_timeout, results)
+    finally:
+        if job.probes is not None:
+            job.probes.kill()
+    return results, kernel
+
+
+def _score_each(job, exercise, kernel, defined, seed, part_timeout, results):
     for index, spec in enumerate(parts(exercise)):
         again = None
         if time.monotonic() >= job.until:
@@ -155,10 +176,12 @@ def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
             timeout = max(part_timeout, spec.timeout_s or 0.0)
             deadline = [min(time.monotonic() + timeout, job.until)]
             functions = {n: _proxy(kernel, n, deadline) for n in defined}
+            if spec.kernels:
+                functions.update(_kernel_launchers(job, spec, deadline))
             points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
                                           limit=contextlib.nullcontext())
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
-    return results, kernel
+    return kernel
 
 
 def total_time(exercise, timeout_s, part_timeout):
@@ -173,8 +196,11 @@ def total_time(exercise, timeout_s, part_timeout):
 
 
 def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_bytes, seed,
-                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES):
+                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES, compile_kernels=True):
     """Run a notebook (its file ``name``, its ``text``, its code ``cells``) and check ``exercise``'s parts.
+
+    ``compile_kernels``: compile each kernel a part launches for a GPU first (needs the compile
+    extra; without it, a kernel is simulated uncompiled and its parts say so).
 
     Returns a :class:`NotebookRun`. A kernel that will not start raises
     :class:`perfcourse.grading.kernel.KernelStartError` (the grader's problem, not the notebook's).
@@ -188,7 +214,7 @@ def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_by
     started = time.monotonic()
     budget = total_time(exercise, timeout_s, part_timeout)
     job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget,
-               exercise)
+               exercise, bool(compile_kernels))
     kernel, failures, fatal, defined = _run_notebook(job)
     run = NotebookRun(failures, fatal)
     try:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._check import choice, positive_int, real
+from ._kernels import KernelFailed
 from ._tools import Part, call_counted, close, part, run_cases, short
 
 __all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "call_counted", "exercises", "parts",
@@ -129,6 +130,8 @@ def score_part(p, functions, rng, *, part_timeout, limit=None):
         return 0.0, f"took longer than {part_timeout:g} s on the test inputs (endless loop?)"
     except CallFailed as err:
         return 0.0, err.feedback
+    except KernelFailed as err:
+        return 0.0, str(err)
     except (Exception, SystemExit) as err:  # noqa: BLE001 - the learner's code failed, not the grader
         return 0.0, f"raised {type(err).__name__}: {short(str(err), 200)}"
     if not isinstance(points, numbers.Real) or max_points != p.points:
@@ -166,8 +169,13 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
     results = []
     for index, p in enumerate(parts(exercise)):
         timeout = max(part_timeout, p.timeout_s or 0.0)
+        functions = namespace
+        if p.kernels:
+            from ._kernels import local_launchers
+
+            functions = {**namespace, **local_launchers(namespace, [k for k, _ in p.kernels], timeout_s=timeout)}
         with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
-            points, feedback = score_part(p, namespace, part_rng(seed, index), part_timeout=timeout)
+            points, feedback = score_part(p, functions, part_rng(seed, index), part_timeout=timeout)
         results.append({"part": p.title, "points": points, "max_points": p.points, "feedback": feedback})
     return results
 

@@ -26,13 +26,16 @@ class Part:
     needs: tuple[str, ...]
     check: object
     timeout_s: float | None = None
+    kernels: tuple = ()          # ((name, numba signature), ...): needs that are kernels the grader launches
 
 
-def part(title, *, points, needs, timeout_s=None):
+def part(title, *, points, needs, timeout_s=None, kernels=None):
     """Mark a check function as a graded part worth ``points`` that needs ``needs``.
 
     ``timeout_s``: the time this part may take when it needs more than the grader's usual
-    per-part limit (kernels on Numba's CUDA simulator are slow).
+    per-part limit (simulated kernels are slow). ``kernels``: ``{name: signature}`` for the
+    needs that are ``@cuda.jit`` kernels: the check gets a launcher for each
+    (:mod:`perfcourse.grading.checks._kernels`), compiled with that numba signature first.
 
     Examples
     --------
@@ -48,9 +51,13 @@ def part(title, *, points, needs, timeout_s=None):
         raise ValueError(f"points must be a number > 0; got {points!r}")
     if timeout_s is not None and (not isinstance(timeout_s, numbers.Real) or timeout_s <= 0):
         raise ValueError(f"timeout_s must be None or a number of seconds > 0; got {timeout_s!r}")
+    kernels = dict(kernels or {})
+    if not set(kernels) <= set(needs) or not all(isinstance(s, str) for s in kernels.values()):
+        raise ValueError(f"kernels must map some of needs {needs!r} to numba signatures; got {kernels!r}")
 
     def register(func):
-        func.part = Part(title, float(points), tuple(needs), func, None if timeout_s is None else float(timeout_s))
+        func.part = Part(title, float(points), tuple(needs), func, None if timeout_s is None else float(timeout_s),
+                         tuple(kernels.items()))
         return func
 
     return register

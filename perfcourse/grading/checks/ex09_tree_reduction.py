@@ -1,8 +1,9 @@
 """Exercise 09: a tree reduction in one block's shared memory: its sums, its barriers, a whole plan.
 
-The learner's kernel runs on Numba's CUDA simulator while it is checked; ``call_counted``
-brings back how many ``cuda.syncthreads()`` barriers one block passed. A tree needs
-``log2(T) + 1`` of them in a block of ``T`` threads; one element added per barrier needs ``T``.
+The grader launches the learner's ``block_tree`` kernel itself (:mod:`._kernels`) on arrays it
+owns and reads what each thread did: the sums it wrote, the barriers each block passed (a tree
+of ``T`` threads needs about ``log2 T``; one element added per barrier needs ``T``) and each
+thread's element reads (a thread that adds up its block alone reads all ``T``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ import numbers
 import numpy as np
 
 from ...models.counts import log2_ceil
-from ._tools import call_counted, close, part, short
+from ._kernels import tree_bound
+from ._tools import close, part, short
 
-# Threads per block the checks launch with. The grader's kernel runs under an address-space limit, and
-# every simulated thread may reserve a malloc arena there: blocks of 128 threads can fail to start.
-BLOCKS = (32, 64)
+BLOCKS = (32, 64, 128)       # threads per block the checks launch with
 SLACK = 2                    # barriers allowed beyond log2(T) before a count no longer looks logarithmic
 KERNEL_TIMEOUT_S = 60        # simulated kernels are slow; a linear one slower still
 
@@ -118,24 +118,61 @@ def _cases(rng):
     """(N, T) pairs: three N that are not a multiple of T, then one exact multiple and one N below T."""
     ragged = [(tpb * int(rng.integers(1, most + 1)) + int(rng.integers(1, tpb)), tpb)
               for tpb, most in ((32, 3), (64, 2), (int(rng.choice(BLOCKS)), 1))]
-    return [ragged[i] for i in rng.permutation(3)] + [(64, 32), (int(rng.integers(5, 32)), 32)]
+    return [ragged[i] for i in rng.permutation(3)] + [(2 * 64, 64), (int(rng.integers(5, 32)), 32)]
 
 
-@part("A: per-block sums by a shared-memory tree", points=3, needs=("block_sums",), timeout_s=KERNEL_TIMEOUT_S)
-def check_block_sums(block_sums, rng):
-    counted = []
+SIGNATURE = {"block_tree": "void(float64[:], float64[:])"}
+
+
+def launch_tree(block_tree, x, tpb):
+    """Launch the learner's ``block_tree`` on ``x`` in blocks of ``tpb``: ``(run, sums, problem or None)``.
+
+    The grader owns both arrays: ``out`` starts as NaN, so a block sum the kernel did not write shows.
+    """
+    blocks = -(-x.size // tpb)
+    run = block_tree(blocks, tpb, x, np.full(blocks, np.nan))
+    call = f"block_tree[{blocks}, {tpb}](x of N = {x.size}, out)"
+    problem = run.problem()
+    if problem:
+        return run, None, f"{call}: {problem}"
+    sums = run.arrays[1]
+    if run.atomics[1].any():
+        return run, sums, (f"{call}: out was updated with atomics by {int(run.atomics[1].max())} threads per block: a "
+                           "block's sum must come from its tree in shared memory, written once by thread 0")
+    problem = sums_problem(sums, x, tpb)
+    if problem:
+        return run, sums, f"{call}: {problem}"
+    return run, sums, _tree_problem(run, call, tpb)
+
+
+def _tree_problem(run, call, tpb):
+    """Why a correct launch is not a tree: too few barriers, or one thread that reads the whole block."""
+    levels = log2_ceil(tpb)
+    reads, block, thread = run.busiest()
+    if reads > tree_bound(levels):
+        return (f"{call} is right, but thread {thread} of block {block} read {reads} elements: one thread adding up "
+                f"the block is serial work of {tpb} steps; in a tree each thread reads about 2 x log2({tpb}) = "
+                f"{2 * levels} (at most {tree_bound(levels)} are accepted)")
+    steps = run.barrier_count()
+    if steps < levels:
+        return (f"{call} is right, but one block passed {steps} barriers: a tree of {tpb} threads halves {levels} "
+                f"times, with cuda.syncthreads() between the levels (at least {levels} barriers)")
+    return None
+
+
+@part("A: per-block sums by a shared-memory tree", points=3, needs=("block_tree",), timeout_s=KERNEL_TIMEOUT_S,
+      kernels=SIGNATURE)
+def check_block_sums(block_tree, rng):
     for n, tpb in _cases(rng):
-        x = rng.uniform(-1.0, 1.0, n)
-        got, steps = call_counted(block_sums, x, tpb)
-        problem = sums_problem(got, x, tpb)
+        _, _, problem = launch_tree(block_tree, rng.uniform(-1.0, 1.0, n), tpb)
         if problem:
-            return 0, 3, f"block_sums(x of N = {n}, {tpb}): {problem}"
-        if steps == 0:
-            return 0, 3, (f"block_sums(x of N = {n}, {tpb}) is right, but no kernel passed a barrier: sum each block "
-                          "in your kernel, with cuda.syncthreads() between the tree's levels")
-        counted.append(steps)
-    note = "" if None not in counted else " (barriers not counted: no CUDA simulator in this process)"
-    return 3, 3, f"correct on {len(counted)} random arrays, most of them not a multiple of the block{note}"
+            return 0, 3, problem
+    return 3, 3, f"a tree, correct on 5 random arrays, most of them not a multiple of the block{_compiled(block_tree)}"
+
+
+def _compiled(launcher):
+    note = getattr(launcher, "compiled", None)
+    return f" ({note})" if note else ""
 
 
 def _whole(value):
@@ -144,8 +181,9 @@ def _whole(value):
     return isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
 
 
-@part("B: barriers one block passes", points=2, needs=("block_sums", "reduction_steps"), timeout_s=KERNEL_TIMEOUT_S)
-def check_reduction_steps(block_sums, reduction_steps, rng):
+@part("B: barriers one block passes", points=2, needs=("block_tree", "reduction_steps"), timeout_s=KERNEL_TIMEOUT_S,
+      kernels=SIGNATURE)
+def check_reduction_steps(block_tree, reduction_steps, rng):
     sizes = list(BLOCKS)
     for tpb in sizes:
         claim = reduction_steps(tpb)
@@ -153,25 +191,17 @@ def check_reduction_steps(block_sums, reduction_steps, rng):
             return 0, 2, f"reduction_steps({tpb}) must be a whole number of barriers >= 1; got {short(claim)}"
         claim = int(claim)
         x = rng.uniform(-1.0, 1.0, int(rng.integers(tpb // 2 + 1, tpb + 1)))
-        got, steps = call_counted(block_sums, x, tpb)
-        problem = sums_problem(got, x, tpb)
+        run, _, problem = launch_tree(block_tree, x, tpb)
         if problem:
-            return 0, 2, f"the barriers of a wrong kernel count for nothing: block_sums(x of N = {x.size}, {tpb}): " \
-                         f"{problem}"
-        levels = log2_ceil(tpb)
-        if steps is None:
-            if claim > levels + SLACK:
-                return 0, 2, f"reduction_steps({tpb}) = {claim}: linear, not logarithmic (a tree needs about " \
-                             f"log2({tpb}) = {levels})"
-            continue
+            return 0, 2, f"the barriers of a wrong kernel count for nothing: {problem}"
+        steps, levels = run.barrier_count(), log2_ceil(tpb)
         if steps > levels + SLACK:
-            return 0, 2, (f"block_sums passed {steps} barriers in a block of {tpb} threads: linear, not logarithmic "
+            return 0, 2, (f"block_tree passed {steps} barriers in a block of {tpb} threads: linear, not logarithmic "
                           f"(a tree needs about log2({tpb}) = {levels}; at most {levels + SLACK} are accepted)")
         if claim != steps:
             return 0, 2, (f"you said one block of {tpb} threads passes {claim} barriers; your kernel passed {steps} "
-                          "(counted on the CUDA simulator)")
-    note = "" if steps is not None else " (not counted: no CUDA simulator in this process; the grader counts them)"
-    return 2, 2, f"your counts match your kernel's for blocks of {sizes[0]} and {sizes[1]} threads{note}"
+                          "(counted by the grader, launching it)")
+    return 2, 2, f"your counts match your kernel's for blocks of {', '.join(map(str, sizes))} threads"
 
 
 def _plan_problem(got, n, tpb):

@@ -1,8 +1,9 @@
 """Exercise 10: inclusive scans in one block: Hillis-Steele, Blelloch, their barriers, Brent's choice.
 
-Both scans run as the learner's kernels on Numba's CUDA simulator while they are checked;
-``call_counted`` brings back the barriers the block passed. The work and span of each scan
-follow the convention of :func:`perfcourse.models.counts.scan_work_span`.
+The grader launches both of the learner's scan kernels itself (:mod:`._kernels`), one block on
+arrays it owns, and reads what each thread did: the scan it wrote, the barriers the block
+passed and each thread's element reads. The work and span of each scan follow the convention
+of :func:`perfcourse.models.counts.scan_work_span`.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ import numbers
 import numpy as np
 
 from ...models.counts import SCANS, log2_ceil, scan_offsets, scan_work_span
-from ._tools import call_counted, close, part, short
+from ._kernels import tree_bound
+from ._tools import close, part, short
 
-# One block: at most this many elements. The grader's kernel runs under an address-space limit, and every
-# simulated thread may reserve a malloc arena there: blocks of 128 threads can fail to start.
-MAX_N = 64
-SIZES = ((1, 8), (9, 32), (33, 63))   # n drawn from each range; the last is never a power of two
+MAX_N = 64                           # one block scans at most this many elements (the notebook's constant)
+SIZES = ((1, 8), (9, 32), (48, 63))   # n drawn from each range; the last is never a power of two
 SLACK = 4                            # barriers beyond 2 per level before a count no longer looks logarithmic
 KERNEL_TIMEOUT_S = 60
 
@@ -73,30 +73,58 @@ def scan_problem(got, x, kind):
     return text
 
 
-def _check_kernel(func, name, kind, rng, points):
+SIGNATURES = {"hillis_steele_kernel": "void(float64[:], float64[:])", "blelloch_kernel": "void(float64[:], float64[:])"}
+KERNELS = {"hillis_steele": "hillis_steele_kernel", "blelloch": "blelloch_kernel"}
+
+
+def launch_scan(kernel, kind, x):
+    """Launch the learner's scan kernel on ``x`` as the notebook says: ``(run, problem or None)``.
+
+    Hillis-Steele runs one block of ``n`` threads; Blelloch one block of ``m`` threads, the next
+    power of two. ``out`` is the grader's, NaN until the kernel writes it.
+    """
+    n = x.size
+    threads = n if kind == "hillis_steele" else 1 << (n - 1).bit_length()
+    run = kernel(1, threads, x, np.full(n, np.nan))
+    call = f"{KERNELS[kind]}[1, {threads}](x of n = {n}, out)"
+    problem = run.problem() or scan_problem(run.arrays[1], x, kind)
+    if problem:
+        return run, f"{call}: {problem}"
+    levels = log2_ceil(n)
+    reads, _, thread = run.busiest()
+    bound = tree_bound(2 * levels if kind == "blelloch" else levels)
+    if n >= 16 and reads > bound:
+        return run, (f"{call} is right, but thread {thread} read {reads} elements: a thread that walks the array is "
+                     f"serial work of {n} steps; in a scan of {levels} levels each thread reads a few elements per "
+                     f"level (at most {bound} are accepted)")
+    if n > 1 and run.barrier_count() < levels:
+        return run, (f"{call} is right, but the block passed {run.barrier_count()} barriers: a scan of n = {n} has "
+                     f"{levels} levels, with cuda.syncthreads() between them")
+    return run, None
+
+
+def _check_kernel(kernel, kind, rng, points):
     done = []
     for low, high in SIZES:
         x = rng.uniform(-1.0, 1.0, int(rng.integers(low, high + 1)))
-        got, steps = call_counted(func, x)
-        problem = scan_problem(got, x, kind)
+        _, problem = launch_scan(kernel, kind, x)
         if problem:
-            return 0, points, f"{name}(x of n = {x.size}): {problem}"
-        if steps == 0 and x.size > 1:
-            return 0, points, (f"{name}(x of n = {x.size}) is right, but no kernel passed a barrier: scan in your "
-                               "kernel, with cuda.syncthreads() between its levels")
+            return 0, points, problem
         done.append(x.size)
-    return points, points, f"correct for n = {', '.join(map(str, done))}"
+    note = getattr(kernel, "compiled", None)
+    return points, points, f"correct for n = {', '.join(map(str, done))}" + (f" ({note})" if note else "")
 
 
-@part("A: Hillis-Steele inclusive scan in one block", points=2, needs=("hillis_steele_scan",),
-      timeout_s=KERNEL_TIMEOUT_S)
-def check_hillis_steele(hillis_steele_scan, rng):
-    return _check_kernel(hillis_steele_scan, "hillis_steele_scan", "hillis_steele", rng, 2)
+@part("A: Hillis-Steele inclusive scan in one block", points=2, needs=("hillis_steele_kernel",),
+      timeout_s=KERNEL_TIMEOUT_S, kernels={"hillis_steele_kernel": SIGNATURES["hillis_steele_kernel"]})
+def check_hillis_steele(hillis_steele_kernel, rng):
+    return _check_kernel(hillis_steele_kernel, "hillis_steele", rng, 2)
 
 
-@part("B: Blelloch (work-efficient) inclusive scan", points=2, needs=("blelloch_scan",), timeout_s=KERNEL_TIMEOUT_S)
-def check_blelloch(blelloch_scan, rng):
-    return _check_kernel(blelloch_scan, "blelloch_scan", "blelloch", rng, 2)
+@part("B: Blelloch (work-efficient) inclusive scan", points=2, needs=("blelloch_kernel",), timeout_s=KERNEL_TIMEOUT_S,
+      kernels={"blelloch_kernel": SIGNATURES["blelloch_kernel"]})
+def check_blelloch(blelloch_kernel, rng):
+    return _check_kernel(blelloch_kernel, "blelloch", rng, 2)
 
 
 def _whole(value):
@@ -105,31 +133,28 @@ def _whole(value):
     return isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
 
 
-def _steps_problem(claims, func, kind, n, rng):
-    """Why the claimed barriers of ``func`` for ``n`` elements are wrong, or None."""
-    name = f"{kind}_scan"
-    x = rng.uniform(-1.0, 1.0, n)
-    got, steps = call_counted(func, x)
-    problem = scan_problem(got, x, kind)
+def _steps_problem(claims, kernel, kind, n, rng):
+    """Why the claimed barriers of ``kernel`` for ``n`` elements are wrong, or None."""
+    run, problem = launch_scan(kernel, kind, rng.uniform(-1.0, 1.0, n))
     if problem:
-        return f"the barriers of a wrong kernel count for nothing: {name}(x of n = {n}): {problem}"
+        return f"the barriers of a wrong kernel count for nothing: {problem}"
     span = scan_work_span(kind, n)[1]
     bound = 2 * span + SLACK
-    measured = claims[kind] if steps is None else steps
-    if measured > bound:
-        return (f"{name} passed {measured} barriers for n = {n}: linear in n, not logarithmic (the scan has {span} "
-                f"levels; at most 2 x {span} + {SLACK} = {bound} barriers are accepted)")
-    if steps is not None and claims[kind] != steps:
-        return (f"you said {name} passes {claims[kind]} barriers for n = {n}; your kernel passed {steps} (counted on "
-                "the CUDA simulator)")
+    steps = run.barrier_count()
+    if steps > bound:
+        return (f"{KERNELS[kind]} passed {steps} barriers for n = {n}: linear in n, not logarithmic (the scan has "
+                f"{span} levels; at most 2 x {span} + {SLACK} = {bound} barriers are accepted)")
+    if claims[kind] != steps:
+        return (f"you said {KERNELS[kind]} passes {claims[kind]} barriers for n = {n}; your kernel passed {steps} "
+                "(counted by the grader, launching it)")
     return None
 
 
-@part("C: barriers of both scans", points=1, needs=("hillis_steele_scan", "blelloch_scan", "scan_steps"),
-      timeout_s=KERNEL_TIMEOUT_S)
-def check_scan_steps(hillis_steele_scan, blelloch_scan, scan_steps, rng):
+@part("C: barriers of both scans", points=1, needs=("hillis_steele_kernel", "blelloch_kernel", "scan_steps"),
+      timeout_s=KERNEL_TIMEOUT_S, kernels=SIGNATURES)
+def check_scan_steps(hillis_steele_kernel, blelloch_kernel, scan_steps, rng):
     sizes = [int(rng.integers(3, 17)), int(rng.integers(33, MAX_N + 1))]
-    funcs = {"hillis_steele": hillis_steele_scan, "blelloch": blelloch_scan}
+    kernels = {"hillis_steele": hillis_steele_kernel, "blelloch": blelloch_kernel}
     for n in sizes:
         claims = scan_steps(n)
         if not isinstance(claims, dict) or set(claims) != set(SCANS):
@@ -138,7 +163,7 @@ def check_scan_steps(hillis_steele_scan, blelloch_scan, scan_steps, rng):
             return 0, 1, f"scan_steps({n}) must give whole numbers of barriers >= 1; got {short(claims)}"
         claims = {k: int(v) for k, v in claims.items()}
         for kind in SCANS:
-            problem = _steps_problem(claims, funcs[kind], kind, n, rng)
+            problem = _steps_problem(claims, kernels[kind], kind, n, rng)
             if problem:
                 return 0, 1, problem
     return 1, 1, f"your counts match both kernels for n = {sizes[0]} and n = {sizes[1]}"

@@ -1,21 +1,17 @@
 """Exercise 11: a grid-stride triad, the same triad in chunks, and the 32-byte sectors each one moves.
 
-The learner's kernels run on Numba's CUDA simulator while they are checked. Each launcher returns
-``(a, owner)``: the triad and, per element, the global index of the thread that wrote it, so the
-check sees the thread-to-element map a kernel really used, not only its result. The grids are
-smaller than the arrays, so only a loop covers every element.
+The grader launches the learner's kernels itself (:mod:`._kernels`) on arrays it owns and
+records which thread wrote each element of ``a``, so the check sees the thread-to-element map
+the kernel really used (and the kernel's own ``owner`` array must agree with it). The grids
+are smaller than the arrays, so only a loop covers every element.
 """
 
 from __future__ import annotations
 
-import copy
-import re
-
 import numpy as np
 
 from ...models.counts import SECTOR_BYTES, WARP_SIZE, triad_sector_bytes, warp_sectors
-from . import CallFailed
-from ._tools import call_counted, part, short
+from ._tools import part, short
 
 KERNEL_TIMEOUT_S = 60        # simulated kernels are slow
 BLOCK_SIZES = (32, 64)       # threads per block the checks launch with (see exercise 09 on larger blocks)
@@ -44,29 +40,33 @@ def chunked_owner(n, grid, stride):
     return np.arange(n, dtype=np.int64) // stride % grid
 
 
-def _past_end(text):
-    where = re.search(r"index -?\d+ is out of bounds for axis \d+ with size \d+", text)
-    return (f"your kernel indexed past the end of an array ({where.group(0) if where else short(text, 80)}): keep "
-            "every index below n (loop while i < n); on a GPU that write would land in other memory, silently")
+SIGNATURES = {"triad_kernel": "void(float64[:], float64[:], float64[:], float64, int64[:])",
+              "chunked_kernel": "void(float64[:], float64[:], float64[:], float64, int64, int64[:])"}
 
 
-def launch(func, *args):
-    """``(func(*args), None)``, or ``(None, why)`` when the kernel indexed past the end of an array.
+def launch_triad(kernel, name, blocks, tpb, b, c, scalar, *extra):
+    """Launch the learner's triad kernel on the grader's arrays: ``((a, owner), problem or None)``.
 
-    Examples
-    --------
-    >>> launch(lambda x: x[3], [1, 2])[1][:40]
-    'your kernel indexed past the end of an a'
+    ``owner`` is who really wrote each element of ``a`` (recorded by the grader's run); the
+    kernel's own ``owner`` array must say the same.
     """
-    try:
-        return (call_counted(func, *args)[0] if callable(getattr(func, "counted", None)) else
-                func(*copy.deepcopy(args))), None
-    except IndexError as err:
-        return None, _past_end(str(err))
-    except CallFailed as err:
-        if err.feedback.startswith("raised IndexError"):
-            return None, _past_end(err.feedback)
-        raise
+    n = b.size
+    run = kernel(blocks, tpb, np.full(n, np.nan), b, c, float(scalar), *extra, np.full(n, -1, np.int64))
+    call = f"{name}[{blocks}, {tpb}](a, b, c of n = {n}, scalar{', stride' if extra else ''}, owner)"
+    problem = run.problem()
+    if problem:
+        return None, f"{call}: {problem}"
+    a, writers, claimed = run.arrays[0], run.writers[0], run.arrays[-1]
+    several = np.flatnonzero(writers == -2)
+    if several.size:
+        return None, (f"{call}: a[{int(several[0])}] was written by more than one thread: each element belongs to "
+                      "exactly one thread of the loop")
+    wrong = np.flatnonzero((claimed != writers) & (writers >= 0))
+    if wrong.size:
+        i = int(wrong[0])
+        return None, (f"{call}: owner[{i}] = {int(claimed[i])}, but thread {int(writers[i])} wrote a[{i}]: write "
+                      "owner[i] = cuda.grid(1) wherever you write a[i]")
+    return (a, writers), None
 
 
 def _unpack(got, n):
@@ -179,15 +179,16 @@ def _triad_cases(rng):
     return cases
 
 
-@part("A: the triad by a grid-stride loop", points=3, needs=("triad",), timeout_s=KERNEL_TIMEOUT_S)
-def check_triad(triad, rng):
+@part("A: the triad by a grid-stride loop", points=3, needs=("triad_kernel",), timeout_s=KERNEL_TIMEOUT_S,
+      kernels={"triad_kernel": SIGNATURES["triad_kernel"]})
+def check_triad(triad_kernel, rng):
     cases = _triad_cases(rng)
     for n, blocks, tpb in cases:
         b, c, scalar = _inputs(rng, n)
-        got, problem = launch(triad, b, c, scalar, blocks, tpb)
+        got, problem = launch_triad(triad_kernel, "triad_kernel", blocks, tpb, b, c, scalar)
         problem = problem or triad_problem(got, b, c, scalar, blocks * tpb)
         if problem:
-            return 0, 3, f"triad(b, c of n = {n}, scalar, {blocks}, {tpb}): {problem}"
+            return 0, 3, problem if got is None else f"triad_kernel[{blocks}, {tpb}] on n = {n}: {problem}"
     return 3, 3, f"correct on {len(cases)} random arrays, most longer than the grid and not a multiple of it"
 
 
@@ -203,16 +204,17 @@ def _chunk_cases(rng):
     return cases
 
 
-@part("B: the same triad, in chunks of stride elements", points=2, needs=("strided_triad",),
-      timeout_s=KERNEL_TIMEOUT_S)
-def check_strided_triad(strided_triad, rng):
+@part("B: the same triad, in chunks of stride elements", points=2, needs=("chunked_kernel",),
+      timeout_s=KERNEL_TIMEOUT_S, kernels={"chunked_kernel": SIGNATURES["chunked_kernel"]})
+def check_strided_triad(chunked_kernel, rng):
     cases = _chunk_cases(rng)
     for n, stride, blocks, tpb in cases:
         b, c, scalar = _inputs(rng, n)
-        got, problem = launch(strided_triad, b, c, scalar, stride, blocks, tpb)
+        got, problem = launch_triad(chunked_kernel, "chunked_kernel", blocks, tpb, b, c, scalar, int(stride))
         problem = problem or triad_problem(got, b, c, scalar, blocks * tpb, stride)
         if problem:
-            return 0, 2, f"strided_triad(b, c of n = {n}, scalar, {stride}, {blocks}, {tpb}): {problem}"
+            return 0, 2, problem if got is None else (f"chunked_kernel[{blocks}, {tpb}] on n = {n}, stride {stride}: "
+                                                      f"{problem}")
     return 2, 2, f"correct on {len(cases)} random arrays and strides, every element once, in chunks"
 
 

@@ -1,0 +1,165 @@
+"""Kernel parts: the check launches the learner's ``@cuda.jit`` kernel itself and reads what it did.
+
+A kernel part receives, for each kernel it names, a launcher: ``block_tree(blocks, threads,
+x, out)`` launches the kernel on the grader's arrays and returns a :class:`Run`: the arrays
+after the launch, who wrote each element, each thread's barriers and element reads, and the
+first race, read of unwritten shared memory, divergent barrier or fault
+(:mod:`perfcourse.cudasim`). Graded, the launch happens in a fresh sandboxed process
+that compiled the kernel for a GPU first and never ran the notebook; in a notebook's own
+self-check it happens here, on the same simulator, from the cells this notebook ran.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ...cudasim import FakeCuda, LaunchTimeout, kernels_of, simulate
+from ..kernelsource import KernelModule, KernelSourceError, kernel_module
+
+__all__ = ["Run", "KernelFailed", "local_launchers", "tree_bound", "NOT_COMPILED"]
+
+NOT_COMPILED = "not compiled for a GPU here; the grader compiles it for sm_90"
+
+
+class KernelFailed(Exception):
+    """A launch the grader could not make (no such kernel, it does not compile, it did not load)."""
+
+
+def tree_bound(levels):
+    """The most element reads one thread of a tree (or scan) of ``levels`` levels may make.
+
+    A tree thread reads about two elements per level and one or two more; a thread that
+    adds up its block alone reads every element. The bound leaves room for a different but
+    still logarithmic design.
+
+    Examples
+    --------
+    >>> tree_bound(6)
+    22
+    """
+    return 3 * int(levels) + 4
+
+
+class Run:
+    """What one launch of a learner's kernel did (see the module's docstring)."""
+
+    def __init__(self, record, module, name):
+        self.record, self.module, self.name = record, module, name
+        self.arrays = [np.asarray(a) for a in record["arrays"]]
+        self.writers = [np.asarray(w) for w in record["writers"]]
+        self.atomics = [np.asarray(a) for a in record["atomics"]]
+        self.barriers = [list(b) for b in record["barriers"]]
+        self.reads = [list(r) for r in record["reads"]]
+
+    def _at(self, line):
+        where = self.module.where(line) if line else ""
+        return f" ({where})" if where else ""
+
+    def problem(self):
+        """The first thing this launch did that a GPU forbids or that makes its result luck, or None."""
+        r = self.record
+        if r["timeout"]:
+            return r["timeout"]
+        if r["fault"]:
+            return f"{r['fault']['message']}{self._at(r['fault']['line'])}"
+        if r["mismatch"]:
+            return self._mismatch(r["mismatch"])
+        if r["race"]:
+            return self._race(r["race"])
+        if r["unwritten"]:
+            u = r["unwritten"]
+            return (f"thread {u['thread']} of block {u['block']} read {u['array']}[{u['index']}], which no thread had "
+                    "written: shared memory starts as garbage (the grader fills it with NaN), so every slot a "
+                    f"thread reads must be stored first, 0.0 past the end of the data{self._at(u['line'])}")
+        return None
+
+    def _mismatch(self, m):
+        mine, theirs = m["sites"], m["other_sites"]
+        if len(mine) != len(theirs):
+            line = (mine if len(mine) > len(theirs) else theirs)[min(len(mine), len(theirs))]
+            return (f"the threads of block {m['block']} passed different numbers of barriers (thread {m['thread']}: "
+                    f"{len(mine)}, thread {m['other']}: {len(theirs)}): a cuda.syncthreads() that only some threads "
+                    f"of a block reach is not allowed in CUDA, and a GPU hangs or corrupts the result there; call it "
+                    f"where every thread of the block passes{self._at(line)}")
+        k = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
+        return (f"the threads of block {m['block']} met at different cuda.syncthreads() calls (thread {m['thread']} "
+                f"at{self._at(mine[k])}, thread {m['other']} at{self._at(theirs[k])}): every thread of a block must "
+                "reach the same barrier; call it once, outside the if")
+
+    def _race(self, race):
+        who = f"thread {race['thread']} of block {race['block']}"
+        slot = f"{race['array']}[{race['index']}]"
+        if race["other"] is None:
+            other = "other threads"
+        elif race["other_block"] != race["block"]:
+            other = f"thread {race['other']} of block {race['other_block']}"
+        else:
+            other = f"thread {race['other']}"
+        hint = ("blocks run in no fixed order, and a block cannot wait for another" if race["other_block"] not in
+                (None, race["block"]) else "a cuda.syncthreads() is missing between them")
+        text = {"read": f"{who} read {slot}, which {other} wrote since the last barrier",
+                "write": f"{who} and {other} both wrote {slot} between the same two barriers",
+                "overwrite": f"{who} wrote {slot}, which {other} read since the last barrier"}[race["kind"]]
+        return f"a race: {text}; {hint} (on a GPU the result would depend on timing){self._at(race['line'])}"
+
+    def barrier_count(self):
+        """The barriers one block passed (every thread of a block passes the same ones once :meth:`problem` is None)."""
+        return max((max(b) for b in self.barriers if b), default=0)
+
+    def busiest(self):
+        """``(reads, block, thread)`` of the thread that read the most elements."""
+        best = (0, 0, 0)
+        for block, reads in enumerate(self.reads):
+            for thread, count in enumerate(reads):
+                best = max(best, (int(count), block, thread), key=lambda b: b[0])
+        return best
+
+    def total_reads(self):
+        return int(sum(sum(r) for r in self.reads))
+
+
+def _history(namespace):
+    """The code this notebook ran: IPython's input history, else the source of each kernel in it."""
+    cells = namespace.get("In")
+    if isinstance(cells, list) and all(isinstance(c, str) for c in cells):
+        return list(cells)
+    sources = []
+    for value in namespace.values():
+        func = getattr(value, "py_func", None)
+        if callable(func):
+            try:
+                sources.append("@cuda.jit\n" + inspect.getsource(func).split("\n", 1)[1])
+            except (OSError, TypeError, IndexError):
+                continue
+    constants = [f"{k} = {v!r}" for k, v in namespace.items() if k.isupper() and isinstance(v, (int, float))]
+    return ["\n".join(constants), *sources]
+
+
+def local_launchers(namespace, names, *, timeout_s=60.0):
+    """Launchers for the notebook's own self-check: the same simulator, in this process, from its cells."""
+    try:
+        module = kernel_module(_history(namespace), [])
+        kernels, cuda = kernels_of(module.text, FakeCuda())
+    except (KernelSourceError, SyntaxError, Exception) as err:  # noqa: BLE001 - the learner's code, reported
+        module, kernels, cuda, failed = KernelModule(""), {}, None, f"{type(err).__name__}: {err}"
+    else:
+        failed = None
+
+    def launcher(name):
+        def launch(grid, block, *args):
+            if failed:
+                raise KernelFailed(f"your kernels could not be loaded: {failed}")
+            if name not in kernels:
+                raise KernelFailed(module.refused.get(name, f"the notebook defines no @cuda.jit kernel named {name}"))
+            try:
+                return Run(simulate(kernels[name], cuda, grid, block, list(args), timeout_s=timeout_s), module, name)
+            except LaunchTimeout as err:
+                raise KernelFailed(str(err)) from None
+
+        launch.__name__ = name
+        launch.compiled = NOT_COMPILED
+        return launch
+
+    return {name: launcher(name) for name in names}
