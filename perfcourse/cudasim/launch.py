@@ -197,10 +197,11 @@ class Launch:
                     self._abandon([t for t in threads if t.state == "barrier"])
                     err, line = thread.error
                     if isinstance(err, _Fault):
-                        self.fault_at = {"message": str(err), "line": line}
+                        self.fault_at = {"message": str(err), "line": line, "ename": "fault"}
                     else:
                         self.fault_at = {"message": f"thread {thread.tid} of block {thread.block_no} raised "
-                                                    f"{type(err).__name__}: {str(err)[:200]}", "line": line}
+                                                    f"{type(err).__name__}: {str(err)[:200]}", "line": line,
+                                         "ename": type(err).__name__[:80]}
                     return False
             live = [t for t in live if t.state == "barrier"]
             for thread in live:

@@ -174,13 +174,8 @@ class Kernel:
             error = (_text(error.get("ename"), "error name", 80), _text(error.get("evalue"), "error message"))
         return CellReport(index, error, *flags)
 
-    def call(self, name, args, deadline, *, count_syncs=False):
+    def call(self, name, args, deadline):
         """``name(*args)`` in the kernel; the result as plain data.
-
-        With ``count_syncs``, returns ``(result, steps)``: the most ``cuda.syncthreads()``
-        barriers one block passed while the call ran on Numba's CUDA simulator (None when no
-        simulator is loaded there). The count is taken inside the kernel, so it is the
-        submission's own report, like its result.
 
         Raises ``NotImplementedError`` when the function did; :class:`CallFailed` when it raised
         anything else, returned what cannot be read, or broke the kernel; :class:`PartTimeout`
@@ -189,7 +184,7 @@ class Kernel:
         number = next(self._ids)
         try:
             self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
-                       "max_bytes": MAX_MESSAGE_BYTES, "count_syncs": bool(count_syncs)}, deadline)
+                       "max_bytes": MAX_MESSAGE_BYTES}, deadline)
             message = self.receive(deadline)
             if message["op"] not in ("result", "raised") or message.get("id") != number:
                 raise KernelLost("answered a call it was not asked")
@@ -210,12 +205,7 @@ class Kernel:
             value = wire.decode(message.get("value"))
         except wire.WireError as err:
             raise CallFailed(f"returned a value the grader cannot read ({err})") from None
-        if not count_syncs:
-            return value
-        steps = message.get("steps")
-        if steps is not None and (type(steps) is not int or not 0 <= steps < 1 << 31):
-            raise CallFailed("reported a barrier count the grader cannot read")
-        return value, steps
+        return value
 
     def kill(self):
         """Kill the kernel and everything in its sandbox; wait until it is gone."""

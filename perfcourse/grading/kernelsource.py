@@ -73,6 +73,7 @@ def _device(decorator):
     return False
 
 
+_LARGEST = 2**64       # a constant past this is no array size or limit: left out
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.Pow: operator.pow}
 
@@ -88,12 +89,13 @@ def _number(node, constants):
         return None if value is None else -value
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         left, right = _number(node.left, constants), _number(node.right, constants)
-        if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and not 0 <= right <= 64):
             return None
         try:
-            return _OPS[type(node.op)](left, right)
+            value = _OPS[type(node.op)](left, right)
         except (ZeroDivisionError, OverflowError):
             return None
+        return value if abs(value) <= _LARGEST else None
     return None
 
 

@@ -9,8 +9,9 @@ prints more than the output limit through ``print`` is stopped).
 Messages: the runner says ``hello``; the grader sends ``start`` (the notebook's code cells,
 the names to look up, the limits); the runner answers one ``cell`` message per code cell
 and then ``ready`` with which names are functions; then each ``call`` (a function name and
-plain-data arguments, and whether to count the barriers of a kernel it runs on Numba's CUDA
-simulator) gets a ``result`` (with ``steps``) or a ``raised``. No answer, seed or check ever
+plain-data arguments) gets a ``result`` or a ``raised``. Kernel parts are not graded
+here: the grader launches the kernels itself, in a probe that never runs the notebook
+(``probe.py``). No answer, seed or check ever
 comes this way: the grader compares in its own process. Nothing here is trusted.
 """
 
@@ -161,15 +162,6 @@ def run_cells(channel, shell, sink, start):
     channel.send({"op": "ready", "names": kinds})
 
 
-def _call(func, args, count_syncs):
-    """``(func(*args), barrier steps or None)``; steps are counted on Numba's CUDA simulator only."""
-    if not count_syncs or not syncs.simulator_loaded():
-        return func(*args), None
-    with syncs.SyncCounter() as counter:
-        value = func(*args)
-    return value, counter.steps or 0
-
-
 def answer(channel, shell, sink, message):
     """Call one of the notebook's functions on the grader's inputs; send its result as plain data."""
     wire = channel.wire
@@ -177,9 +169,8 @@ def answer(channel, shell, sink, message):
     try:
         func = shell.user_ns[str(message["name"])]
         args = wire.decode(message["args"], functions=True)
-        value, steps = _call(func, args, message.get("count_syncs") is True)
-        value = wire.encode(value, lenient=True)
-        reply = {"op": "result", "id": message["id"], "value": value, "steps": steps}
+        value = wire.encode(func(*args), lenient=True)
+        reply = {"op": "result", "id": message["id"], "value": value}
         if len(wire.dumps(reply)) > message["max_bytes"]:
             reply = {"op": "raised", "id": message["id"], "ename": "ResultTooLarge",
                      "evalue": f"the result is larger than {message['max_bytes']} bytes", "not_implemented": False}

@@ -129,11 +129,7 @@ def _proxy(kernel, name, deadline):
     def call(*args):
         return kernel.call(name, args, deadline[0])
 
-    def counted(*args):
-        return kernel.call(name, args, deadline[0], count_syncs=True)
-
     call.__name__ = call.__qualname__ = name
-    call.counted = counted
     return call
 
 

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..._check import choice, positive_int, real
 from ._kernels import KernelFailed
-from ._tools import Part, call_counted, close, part, run_cases, short
+from ._tools import Part, close, part, run_cases, short
 
-__all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "call_counted", "exercises", "parts",
+__all__ = ["PART_TIMEOUT_S", "Part", "part", "close", "run_cases", "short", "exercises", "parts",
            "PartTimeout", "CallFailed", "score_part", "grade_namespace", "self_check"]
 
 PART_TIMEOUT_S = 10.0

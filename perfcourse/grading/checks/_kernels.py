@@ -46,6 +46,9 @@ class Run:
     """What one launch of a learner's kernel did (see the module's docstring)."""
 
     def __init__(self, record, module, name):
+        fault = record.get("fault") or {}
+        if fault.get("ename") == "NotImplementedError":      # the exercise's stub, untouched
+            raise NotImplementedError
         self.record, self.module, self.name = record, module, name
         self.arrays = [np.asarray(a) for a in record["arrays"]]
         self.writers = [np.asarray(w) for w in record["writers"]]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Part", "part", "close", "run_cases", "short", "call_counted"]
+__all__ = ["Part", "part", "close", "run_cases", "short"]
 
 
 @dataclass(frozen=True)
@@ -152,32 +152,3 @@ def run_cases(func, cases, points, *, rtol=1e-6, atol=0.0):
             call = f"{name}({', '.join(short(a, 60) for a in args)})"
             return 0, points, f"wrong for {call}: expected {short(expected)}, got {short(got)}"
     return points, points, f"correct on {len(cases)} random cases"
-
-
-NO_KERNEL = ("ran no kernel on the CUDA simulator: this part grades your @cuda.jit kernel, launched with the "
-             "numba.cuda that pc.simt.numba_cuda() returns, and NumPy on the host does not count")
-
-
-def call_counted(func, *args):
-    """``(func(*args), steps)``: the result and the barriers one block passed on the CUDA simulator.
-
-    Graded, ``func`` is the grader's stand-in and the kernel counts; a call that ran no kernel on
-    the simulator there fails its part (:data:`NO_KERNEL`). In a notebook's own self-check the
-    count is taken here, and ``steps`` is None where no simulator is loaded.
-
-    Examples
-    --------
-    >>> call_counted(lambda x: 2 * x, 4)[0]
-    8
-    """
-    counted = getattr(func, "counted", None)
-    if callable(counted):
-        value, steps = counted(*copy.deepcopy(args))
-        if steps is None:      # graded: the part is about a kernel, and none ran on the simulator
-            from . import CallFailed
-
-            raise CallFailed(NO_KERNEL)
-        return value, steps
-    from ..._syncs import count_syncs
-
-    return count_syncs(func, *copy.deepcopy(args))
