@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 
 import numpy as np
 
@@ -152,10 +153,77 @@ def check_supported(supported, rng):
     return 3, 3, f"correct on {len(cases)} random cards ({len(cases) // 2} honest, {len(cases) // 2} not)"
 
 
-@part("C: your own card, from your own samples", points=3, needs=("my_card",))
-def check_my_card(my_card, rng):
+def made_up(samples):
+    """Why ``samples`` (seconds) cannot be a measurement, or None: constant, repeating or evenly spaced.
+
+    A clock read around real work never gives the same duration twice in a row of ten, nor
+    durations exactly evenly spaced; numbers typed in do.
+
+    Examples
+    --------
+    >>> made_up([2e-3] * 20)
+    'its 20 samples are all 0.002 s: a measurement is never constant'
+    >>> made_up([1e-3 + k * 1e-5 for k in range(20)])[:40]
+    'its 20 samples are evenly spaced, 1e-05 '
+    >>> made_up([1.03e-3, 0.98e-3, 1.11e-3, 1.0e-3, 1.26e-3, 0.99e-3, 1.02e-3, 1.07e-3, 1.0e-3, 0.97e-3]) is None
+    True
+    """
+    x = np.sort(np.asarray(samples, dtype=np.float64))
+    if x.size < 3:
+        return None
+    if x[0] == x[-1]:
+        return f"its {x.size} samples are all {short(float(x[0]))} s: a measurement is never constant"
+    distinct = np.unique(x).size
+    if distinct < x.size / 2:
+        return (f"its {x.size} samples take only {distinct} distinct values: a clock read around real work "
+                "rarely repeats itself")
+    steps = np.diff(x)
+    if np.allclose(steps, steps.mean(), rtol=1e-6, atol=1e-15):
+        return (f"its {x.size} samples are evenly spaced, {short(float(steps.mean()))} s apart: measured durations "
+                "scatter")
+    return None
+
+
+ROUNDS = 15                 # the grader's own samples of each version, taken in turns
+CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
+DRIFT = 1.5                 # the card may differ this much beyond the grader's spread: the load changes
+
+
+def _seconds(run, times):
+    started = time.perf_counter()
+    run(times)
+    return (time.perf_counter() - started) / times
+
+
+def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
+    """``(speedup, (low, high))`` of batched over per_row at p50, timed here with the grader's own clock."""
+    runs = (run_per_row, run_batched)
+    times = []
+    for run in runs:
+        once = max(_seconds(run, 1), 1e-6)            # a warm-up, and the size of one call
+        times.append(int(min(max(CALL_S / once, 1), 1000)))
+    samples = ([], [])
+    for _ in range(rounds):
+        for side, run in enumerate(runs):
+            samples[side].append(_seconds(run, times[side]))
+    return cc.speedup_spread(samples[0], samples[1], "p50")
+
+
+@part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
+      timeout_s=40)
+def check_my_card(my_card, run_per_row, run_batched, rng):
     card = my_card()
     found = cc.problems(card)
     if found:
         return 0, 3, f"your card is refused: {found[0]}"
-    return 3, 3, cc.supported(card)[1]
+    for side in ("baseline_s", "candidate_s"):
+        why = made_up(card[side])
+        if why:
+            return 0, 3, f"your card is refused: {side} cannot be a measurement: {why}"
+    speedup, (low, high) = grader_speedup(run_per_row, run_batched)
+    claimed = float(card["speedup"])
+    if not low / DRIFT <= claimed <= high * DRIFT:
+        return 0, 3, (f"your card claims {claimed:.3g}x, but the grader timed run_per_row and run_batched itself and "
+                      f"measured {speedup:.3g}x (p50 of {ROUNDS} runs each, spread {low:.3g}x to {high:.3g}x): a "
+                      "card's speedup must be one this machine shows")
+    return 3, 3, f"{cc.supported(card)[1]}; the grader measured {speedup:.3g}x itself"
