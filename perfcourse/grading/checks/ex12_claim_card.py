@@ -184,9 +184,9 @@ def made_up(samples):
     return None
 
 
-ROUNDS = 15                 # the grader's own samples of each version, taken in turns
+ROUNDS = 12                 # the grader's own samples of each version, taken in turns
 CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
-DRIFT = 1.5                 # the card may differ this much beyond the grader's spread: the load changes
+DRIFT = 2.0                 # the card may differ this much beyond the grader's spread: the load changes
 
 
 def _seconds(run, times):
