@@ -40,11 +40,18 @@ class CompileError(Exception):
 
 def missing():
     """None when kernels can be compiled here; otherwise one line saying what to install."""
-    if importlib.util.find_spec("numba_cuda") is None:
+    if _spec("numba_cuda") is None:
         return f"numba-cuda is not installed: {INSTALL}"
-    if importlib.util.find_spec("cuda.pathfinder") is None and importlib.util.find_spec("nvidia") is None:
+    if _spec("cuda.pathfinder") is None and _spec("nvidia") is None:
         return f"the CUDA compiler wheels are not installed: {INSTALL}"
     return None
+
+
+def _spec(name):
+    try:
+        return importlib.util.find_spec(name)
+    except ImportError:        # a dotted name whose parent package is absent
+        return None
 
 
 def first_message(text):

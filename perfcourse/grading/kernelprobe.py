@@ -54,6 +54,10 @@ class Probes:
         if loaded.get("op") != "loaded" or not isinstance(loaded.get("errors", {}), dict):
             kernel.kill()
             raise KernelFailed("the grader's run of your kernels answered out of turn")
+        if loaded.get("setup"):
+            kernel.kill()
+            raise KernelFailed(f"the grader could not compile kernels here (its set-up, not your kernel): "
+                               f"{str(loaded['setup'])[:300]}")
         if loaded.get("failed"):
             kernel.kill()
             raise KernelFailed(f"your kernels could not be loaded: {str(loaded['failed'])[:300]}")

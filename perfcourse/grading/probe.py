@@ -72,6 +72,13 @@ def main():
     runner.limit_resources(int(load["memory_bytes"]), int(tasks) if tasks is not None else None)
     try:
         errors = _compile_all(compiler, module_text, dict(load["kernels"])) if load.get("compile") is True else {}
+    except RuntimeError as err:       # the compiler itself could not run here: the grader's set-up, not the kernel
+        channel.send({"op": "loaded", "setup": str(err)[:300]})
+        return
+    except BaseException as err:  # noqa: BLE001 - a module that does not load is reported, not trusted
+        channel.send({"op": "loaded", "failed": f"{type(err).__name__}: {str(err)[:300]}"})
+        return
+    try:
         kernels, cuda = kernels_of(module_text)
         channel.send({"op": "loaded", "errors": errors})
     except BaseException as err:  # noqa: BLE001 - a module that does not load is reported, not trusted
