@@ -61,3 +61,16 @@ def test_constant_samples_are_refused_before_any_timing():
 
     points, _, feedback = ex12.check_my_card(lambda: card, never, never, rng=np.random.default_rng(0))
     assert points == 0 and "a measurement is never constant" in feedback
+
+
+def test_a_machine_too_busy_to_judge_gives_no_verdict_against_the_card():
+    rng = np.random.default_rng(2)
+    base = (2e-3 * rng.lognormal(0, 0.03, 40)).tolist()
+    card = _card(base, [t / 4 for t in base])
+    jitter = iter(rng.permutation([1e-4] * 15 + [2e-3] * 15))
+
+    def noisy(times):
+        _busy(float(next(jitter)))(times)
+
+    points, _, feedback = ex12.check_my_card(lambda: card, noisy, noisy, rng=rng)
+    assert points == 3 and "too noisy to judge" in feedback, feedback

@@ -53,7 +53,7 @@ TREE_MISTAKES = {
     "uniform input only": (("level[t] += level[t + stride]", "level[t] = 2.0 * level[t]"), "block"),
     "atomics": (("    if t == 0:\n        out[cuda.blockIdx.x] = level[0]",
                  "    cuda.atomic.add(out, cuda.blockIdx.x, level[t] * 0.0 + (x[i] if i < x.size else 0.0))"),
-                "updated with atomics"),
+                "atomic updates"),
     "np.sum by thread 0": ((_LOOP, ""), "elements: one thread adding up the block is serial work"),
 }
 
@@ -82,6 +82,38 @@ def test_a_wrong_or_serial_tree_scores_0_with_its_reason(mistake):
     assert points == 0 and said in feedback, (mistake, feedback)
     if mistake == "divergent barrier":
         assert "cuda.syncthreads()" in feedback and "not allowed in CUDA" in feedback
+
+
+SQRT_TWO_LEVEL = TREE.replace(_LOOP, """    k = 12
+    if t * k < cuda.blockDim.x:
+        for j in range(1, k):
+            if t * k + j < cuda.blockDim.x:
+                level[t * k] += level[t * k + j]
+    for _ in range(7):
+        cuda.syncthreads()
+    if t == 0:
+        for j in range(1, (cuda.blockDim.x + k - 1) // k):
+            level[0] += level[j * k]
+""")
+
+SHARED_ATOMICS = TREE.replace(_LOOP, """    acc = cuda.shared.array(1, dtype=np.float64)
+    if t == 0:
+        acc[0] = 0.0
+    cuda.syncthreads()
+    cuda.atomic.add(acc, 0, level[t])
+    s = cuda.blockDim.x
+    while s > 1:
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        level[0] = acc[0]
+""")
+
+
+@pytest.mark.parametrize("source, said", [(SQRT_TWO_LEVEL, "serial work"), (SHARED_ATOMICS, "atomic updates")])
+def test_a_two_level_sum_or_atomics_in_shared_memory_are_not_a_tree(source, said):
+    points, feedback = score("ex09", "B:", source, {"reduction_steps": counts.block_tree_barriers})
+    assert points == 0 and said in feedback, feedback
 
 
 def test_a_race_is_named_as_a_race_in_every_run():
@@ -277,6 +309,36 @@ def test_blelloch_that_reads_past_its_input_is_told():
     unguarded = changed(BLELLOCH, "s[t] = x[t] if t < x.size else 0.0", "s[t] = x[t]")
     points, feedback = score("ex10", "B:", unguarded, seed=2)
     assert points == 0 and "past its end" in feedback and "s[t] = x[t]" in feedback, feedback
+
+
+def test_hillis_steele_is_not_the_work_efficient_scan():
+    guarded = changed(changed(HILLIS_STEELE, "def hillis_steele_kernel(", "def blelloch_kernel("),
+                      "    buf[t] = x[t]\n", "    buf[t] = x[t] if t < n else 0.0\n")
+    guarded = guarded.replace("    out[t] = buf[src + t]", "    if t < n:\n        out[t] = buf[src + t]")
+    guarded = guarded.replace("        if t >= offset:", "        if t >= offset and t < n:")
+    points, feedback = score("ex10", "B:", guarded)
+    assert points == 0 and "the work of Hillis-Steele" in feedback, feedback
+
+
+def test_a_scan_by_atomics_is_refused_even_when_its_order_hides_the_race():
+    atomic_scan = """
+    @cuda.jit
+    def hillis_steele_kernel(x, out):
+        acc = cuda.shared.array(1, dtype=np.float64)
+        t = cuda.threadIdx.x
+        if t == 0:
+            acc[0] = 0.0
+        cuda.syncthreads()
+        xi = x[t]
+        out[t] = acc[0] + xi
+        cuda.atomic.add(acc, 0, xi)
+        d = 1
+        while d < x.size:
+            cuda.syncthreads()
+            d *= 2
+    """
+    points, feedback = score("ex10", "A:", atomic_scan)
+    assert points == 0 and ("a race" in feedback or "atomic updates" in feedback), feedback
 
 
 def test_a_serial_scan_scores_0_even_when_right():

@@ -71,6 +71,17 @@ def test_huge_constants_are_not_evaluated():
     assert "BIG" not in module.text and "N =" not in module.text and "OK = 1024" in module.text
 
 
+def test_a_notebook_too_deep_for_the_parser_is_no_kernel_source():
+    module = kernel_module(["A = " + "+".join(["1"] * 3000), "B = " + "+".join(["1"] * 20000), TREE])
+    assert module.kernels == ["block_tree"] and "A =" not in module.text
+
+
+def test_what_the_simulator_lacks_is_named():
+    kernels, cuda = kernels_of("@cuda.jit\ndef k(x):\n    x[0] = cuda.shfl_down_sync(-1, x[0], 1)\n")
+    run = simulate(kernels["k"], cuda, 1, 1, [np.zeros(1)])
+    assert "cuda.shfl_down_sync is not simulated by the grader" in run["fault"]["message"]
+
+
 # --- the simulator's record ----------------------------------------------------------------------------------
 
 def test_the_record_names_each_thread_and_a_launch_is_the_same_every_time():

@@ -124,6 +124,10 @@ class FakeCuda:
 
     threadfence_block = threadfence_system = threadfence
 
+    def __getattr__(self, name):
+        raise AttributeError(f"cuda.{name} is not simulated by the grader: write this kernel with shared memory, "
+                             "cuda.syncthreads() and atomics")
+
     def jit(self, func=None, device=False, **options):
         if func is None or isinstance(func, (str, list, tuple)):
             return lambda f: self.jit(f, device=device, **options)
@@ -178,6 +182,6 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
             "atomics": [m._track.atomics for m in arrays],
             "barriers": launch.barriers, "reads": launch.reads, "race": launch.race, "unwritten": launch.unwritten,
             "mismatch": launch.mismatch, "fault": launch.fault_at, "timeout": timeout,
-            "threads_per_block": launch.threads_per_block}
+            "threads_per_block": launch.threads_per_block, "atomic_ops": launch.atomic_ops}
 
 

@@ -107,7 +107,7 @@ class Launch:
         self.deadline, self.aborted = deadline, False
         self.race = self.unwritten = self.fault_at = None
         self.shared, self.block_state = {}, None
-        self.barriers, self.reads, self.mismatch = [], [], None
+        self.barriers, self.reads, self.mismatch, self.atomic_ops = [], [], None, 0
 
     # --- what threads do --------------------------------------------------------------------
 
@@ -161,7 +161,8 @@ class Launch:
         me.reads += 1
         track.atomics[slot] += 1
         track.writers[slot] = me.gid if track.writers[slot] in (NEVER, me.gid) else SEVERAL
-        track.writer[slot], track.wstamp[slot] = me.gid, NEVER
+        track.writer[slot], track.wstamp[slot] = me.gid, me.stamp    # a plain read by another thread now races
+        self.atomic_ops += 1
 
     # --- running the blocks -----------------------------------------------------------------
 

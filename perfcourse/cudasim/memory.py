@@ -85,6 +85,8 @@ class Mem:
     def _atomic(self, key, update):
         slot = self._where(key, "updated")
         old = self._data[key]
+        if self._track.wstamp[int(slot)] == self._launch.me().stamp:
+            self._track.wstamp[int(slot)] = NEVER     # atomics of one interval never race with each other
         self._launch.atomic(self, int(slot))
         self._data[key] = update(old)
         return old

@@ -118,7 +118,7 @@ def _statements(cells):
         source = _MAGIC.sub("", source)
         try:
             tree = ast.parse(source)
-        except SyntaxError:
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
             continue
         lines = source.splitlines()
         for node in tree.body:
@@ -130,7 +130,10 @@ def kernel_module(cells, wanted=()):
     constants, functions = {}, {}
     for node, lines in _statements(cells):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = _number(node.value, constants)
+            try:
+                value = _number(node.value, constants)
+            except RecursionError:       # a thousand-term sum is no array size
+                value = None
             name = node.targets[0].id
             if value is not None and name not in ("cuda", "np", "math"):
                 constants[name] = value

@@ -27,19 +27,19 @@ class KernelFailed(Exception):
     """A launch the grader could not make (no such kernel, it does not compile, it did not load)."""
 
 
-def tree_bound(levels):
+def tree_bound(levels, per_level=2):
     """The most element reads one thread of a tree (or scan) of ``levels`` levels may make.
 
-    A tree thread reads about two elements per level and one or two more; a thread that
-    adds up its block alone reads every element. The bound leaves room for a different but
-    still logarithmic design.
+    A tree thread reads ``per_level`` elements per level (two: its own and its partner's) and
+    a few more to load and store; a thread that adds up its block alone reads every element,
+    and a two-level sqrt(T) scheme reads about ``2 sqrt(T)``.
 
     Examples
     --------
-    >>> tree_bound(6)
-    22
+    >>> tree_bound(7), tree_bound(12, per_level=3)
+    (18, 40)
     """
-    return 3 * int(levels) + 4
+    return per_level * int(levels) + 4
 
 
 class Run:
@@ -120,7 +120,12 @@ class Run:
         return best
 
     def total_reads(self):
+        """Element reads of all threads together: the launch's work."""
         return int(sum(sum(r) for r in self.reads))
+
+    def atomic_ops(self):
+        """Atomic updates the launch made, in any array."""
+        return int(self.record.get("atomic_ops", 0))
 
 
 def _history(namespace):

@@ -17,6 +17,7 @@ from ._kernels import tree_bound
 from ._tools import close, part, short
 
 MAX_N = 64                           # one block scans at most this many elements (the notebook's constant)
+WORK_PER_ELEMENT = 8                 # element reads per padded element the work-efficient scan may make
 SIZES = ((1, 8), (9, 32), (48, 63))   # n drawn from each range; the last is never a power of two
 SLACK = 4                            # barriers beyond 2 per level before a count no longer looks logarithmic
 KERNEL_TIMEOUT_S = 60
@@ -90,13 +91,20 @@ def launch_scan(kernel, kind, x):
     problem = run.problem() or scan_problem(run.arrays[1], x, kind)
     if problem:
         return run, f"{call}: {problem}"
+    if run.atomic_ops():
+        return run, (f"{call}: the kernel made {run.atomic_ops()} atomic updates: a scan here is additions in shared "
+                     "memory, level by level, with cuda.syncthreads() between the levels")
     levels = log2_ceil(n)
     reads, _, thread = run.busiest()
-    bound = tree_bound(2 * levels if kind == "blelloch" else levels)
+    bound = tree_bound(2 * levels, per_level=3) if kind == "blelloch" else tree_bound(levels)
     if n >= 16 and reads > bound:
         return run, (f"{call} is right, but thread {thread} read {reads} elements: a thread that walks the array is "
                      f"serial work of {n} steps; in a scan of {levels} levels each thread reads a few elements per "
                      f"level (at most {bound} are accepted)")
+    work, most = run.total_reads(), WORK_PER_ELEMENT * threads + 16
+    if kind == "blelloch" and n >= 32 and work > most:
+        return run, (f"{call} is right, but its threads read {work} elements in all: that is the work of Hillis-Steele "
+                     f"(about 2 n log2 n); the work-efficient scan reads a few per element, at most {most} here")
     if n > 1 and run.barrier_count() < levels:
         return run, (f"{call} is right, but the block passed {run.barrier_count()} barriers: a scan of n = {n} has "
                      f"{levels} levels, with cuda.syncthreads() between them")

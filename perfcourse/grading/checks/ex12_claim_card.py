@@ -186,6 +186,7 @@ def made_up(samples):
 
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
 CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
+NOISY_SPREAD = 3.0          # a spread wider than this ratio judges nothing ("too noisy to judge")
 DRIFT = 2.0                 # the card may differ this much beyond the grader's spread: the load changes
 
 
@@ -222,6 +223,9 @@ def check_my_card(my_card, run_per_row, run_batched, rng):
             return 0, 3, f"your card is refused: {side} cannot be a measurement: {why}"
     speedup, (low, high) = grader_speedup(run_per_row, run_batched)
     claimed = float(card["speedup"])
+    if high > NOISY_SPREAD * low:       # the machine is too busy for the grader's timing to judge anything
+        return 3, 3, (f"{cc.supported(card)[1]}; the grader's own timing was too noisy to judge the claim "
+                      f"(spread {low:.3g}x to {high:.3g}x)")
     if not low / DRIFT <= claimed <= high * DRIFT:
         return 0, 3, (f"your card claims {claimed:.3g}x, but the grader timed run_per_row and run_batched itself and "
                       f"measured {speedup:.3g}x (p50 of {ROUNDS} runs each, spread {low:.3g}x to {high:.3g}x): a "
