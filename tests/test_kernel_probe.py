@@ -8,6 +8,7 @@ sm_90 before it simulates anything: what does not compile for a GPU scores nothi
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import numpy as np
@@ -100,6 +101,8 @@ def test_a_kernel_that_never_reaches_its_end_times_out():
     kernels, cuda = kernels_of("@cuda.jit\ndef spin(x):\n    while x[0] < 1.0:\n        x[1] = 0.0\n")
     run = simulate(kernels["spin"], cuda, 1, 2, [np.zeros(2)], timeout_s=0.5)
     assert run["timeout"] and "did not reach a barrier or its end in time" in run["timeout"]
+    time.sleep(0.2)
+    assert not [t for t in threading.enumerate() if type(t).__name__ == "_Thread"]   # nothing left spinning
 
 
 # --- the compiler ----------------------------------------------------------------------------------------------

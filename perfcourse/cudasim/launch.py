@@ -65,6 +65,8 @@ class _Thread(threading.Thread):
         self.go.wait()
         self.go.clear()
         try:
+            if self.launch.aborted:
+                raise _Abort
             self.func(*self.args)
         except _Abort:
             pass
@@ -116,6 +118,8 @@ class Launch:
         thread = threading.current_thread()
         if not isinstance(thread, _Thread):
             raise RuntimeError("a kernel function was called outside a launch (launch it: kernel[blocks, threads])")
+        if thread.launch.aborted:        # an abandoned launch: its threads stop at their next memory access
+            raise _Abort
         return thread
 
     def fault(self, what):
@@ -169,7 +173,7 @@ class Launch:
     def _wait(self, thread):
         left = self.deadline - time.monotonic()
         if left <= 0 or not thread.parked.wait(left):
-            self._abandon([thread])
+            self._abandon(self.block_threads)
             raise LaunchTimeout(f"thread {thread.tid} of block {thread.block_no} did not reach a barrier or its end "
                                 "in time (a loop that never ends, or a thread waiting for another)")
 
@@ -181,6 +185,7 @@ class Launch:
     def run_block(self, block, func, args):
         self.shared, self.block_state = {}, np.zeros(self.threads_per_block, np.int64)
         threads = [_Thread(self, block, Dim3(i[::-1]), func, args) for i in np.ndindex(*self.block_dim[::-1])]
+        self.block_threads = threads
         size = threading.stack_size()
         threading.stack_size(STACK_BYTES)
         try:
@@ -195,7 +200,7 @@ class Launch:
                 thread.go.set()
                 self._wait(thread)
                 if thread.error is not None:
-                    self._abandon([t for t in threads if t.state == "barrier"])
+                    self._abandon(threads)
                     err, line = thread.error
                     if isinstance(err, _Fault):
                         self.fault_at = {"message": str(err), "line": line, "ename": "fault"}
