@@ -47,7 +47,7 @@ def test_a_card_must_claim_what_the_machine_shows(claimed, passes):
     rng = np.random.default_rng(1)
     base = (2e-3 * rng.lognormal(0, 0.03, 40)).tolist()
     card = _card(base, [t / claimed for t in base])
-    points, _, feedback = ex12.check_my_card(lambda: card, _busy(2e-3), _busy(5e-4), rng=rng)
+    points, _, feedback = ex12.check_my_card(lambda: card, _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
     assert (points == 3) == passes, feedback
     if not passes:
         assert f"claims {claimed:.3g}x" in feedback and "the grader timed run_per_row and run_batched" in feedback
@@ -59,7 +59,7 @@ def test_constant_samples_are_refused_before_any_timing():
     def never(times):
         raise AssertionError("timed a card that was refused already")
 
-    points, _, feedback = ex12.check_my_card(lambda: card, never, never, rng=np.random.default_rng(0))
+    points, _, feedback = ex12.check_my_card(lambda: card, never, never, rng=np.random.default_rng(0), ref=None)
     assert points == 0 and "a measurement is never constant" in feedback
 
 
@@ -72,5 +72,5 @@ def test_a_machine_too_busy_to_judge_gives_no_verdict_against_the_card():
     def noisy(times):
         _busy(float(next(jitter)))(times)
 
-    points, _, feedback = ex12.check_my_card(lambda: card, noisy, noisy, rng=rng)
+    points, _, feedback = ex12.check_my_card(lambda: card, noisy, noisy, rng=rng, ref=None)
     assert points == 3 and "too noisy to judge" in feedback, feedback

@@ -19,6 +19,8 @@ from perfcourse.cli import course, lab
 from perfcourse.teach import lessons
 from perfcourse.teach.lessons import LESSONS
 
+from .answerkey import answers_in
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -245,6 +247,7 @@ def _venv_with_wheel(tmp_path, wheel):
                     "(install the test extra: python -m pip install -e '.[test]')")
 def test_wheel_carries_the_course_and_an_install_renders_the_site(tmp_path):
     wheel = _build_wheel(tmp_path)
+    assert not answers_in(wheel), "the wheel carries the grader's answers"
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in course.FOLDERS:
         for nb in (ROOT / folder).glob("*.ipynb"):

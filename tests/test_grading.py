@@ -8,8 +8,9 @@ import nbformat
 import pytest
 
 from perfcourse import cli
-from perfcourse.grading import make
-from perfcourse.grading.checks import exercises, grade_namespace, parts
+from perfcourse.grading import cases, make
+from perfcourse.grading.checks import _answers, exercises, grade_namespace, parts, self_check
+from perfcourse.grading.checks._answers import Answers, NoAnswers, load_cases
 from perfcourse.grading.grade import exercise_of, grade
 from perfcourse.grading.sandbox import bwrap_path
 
@@ -115,6 +116,9 @@ def test_solutions_pass_their_checks_for_many_seeds(path, capsys):
     for seed in range(seeds):
         for result in grade_namespace(exercise, namespace, seed=seed):
             assert result["points"] == result["max_points"], (seed, result)
+    seed, _, replay = load_cases(exercise)           # the learner's self-check: the stored answers
+    for result in grade_namespace(exercise, namespace, seed=seed, ref=replay):
+        assert result["points"] == result["max_points"], ("stored cases", result)
 
 
 def test_untouched_stubs_score_zero_with_not_implemented():
@@ -153,6 +157,60 @@ def test_answers_typed_in_from_the_self_check_score_nothing():
         assert [r["points"] for r in results[:2]] == [0, 0]
         assert results[1]["feedback"].startswith("wrong for max_arrival_rate(")
         assert results[2]["points"] == results[2]["max_points"]
+
+
+def test_the_self_check_replays_stored_answers_that_fit_no_other_seed(capsys):
+    seed, digest, replay = load_cases("ex03")
+    assert digest == _answers.stamp("ex03", SOLUTIONS / "references")      # recorded from today's checks
+
+    def fit_serial_fraction(n, speedup):       # a learner who learned the stored answers by heart
+        return replay.fit(n, speedup)
+
+    namespace = {"fit_serial_fraction": fit_serial_fraction}
+    self_check("ex03", namespace)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("A: fit the serial fraction") and "3/3" in first
+    results = grade_namespace("ex03", namespace, seed=seed + 1)    # the grader's fresh inputs
+    assert results[0]["points"] == 0 and "no stored answer" in results[0]["feedback"]
+
+
+def test_the_self_check_says_when_it_has_no_stored_answer():
+    _, _, replay = load_cases("ex03")
+    with pytest.raises(_answers.CaseMissing, match="no stored answer for this case of fit"):
+        replay.fit([1, 2], [1.0, 1.5])
+    assert isinstance(replay.fit(*_first_case(replay)), float)
+
+
+def _first_case(replay):
+    """Arguments whose answer is stored: the first fit case of ex03's check for the stored seed."""
+    seen = []
+    recorder = _answers.Recorder(Answers("ex03"))
+    seed, _, _ = load_cases("ex03")
+    from perfcourse.grading.checks import part_rng
+
+    parts("ex03")[0].check(lambda n, s: seen.append((n, s)) or 0.0, rng=part_rng(seed, 0), ref=recorder)
+    return seen[0]
+
+
+def test_a_learners_install_has_no_answers_and_the_grader_says_where_they_are(monkeypatch, tmp_path):
+    monkeypatch.setattr(_answers, "checkout_root", lambda: None)
+    with pytest.raises(NoAnswers, match="not in this install .* grade from a checkout"):
+        Answers("ex03")
+    with pytest.raises(NoAnswers, match="not a folder"):
+        Answers("ex03", tmp_path / "nowhere")
+    empty = tmp_path / "references"
+    empty.mkdir()
+    with pytest.raises(_answers.AnswerMissing, match="defines no fit"):
+        grade_namespace("ex03", {"fit_serial_fraction": lambda n, s: 0.1}, seed=0, ref=Answers("ex03", empty))
+
+
+def test_stored_cases_are_current_and_a_changed_reference_makes_them_stale(tmp_path):
+    assert cases.stale(SOLUTIONS / "references") == {}
+    changed = tmp_path / "references"
+    changed.mkdir()
+    for path in (SOLUTIONS / "references").glob("*.py"):
+        (changed / path.name).write_text(path.read_text() + ("\n# changed\n" if path.name == "ex07.py" else ""))
+    assert list(cases.stale(changed)) == ["ex07"]
 
 
 def test_missing_function_and_bad_input_are_reported():

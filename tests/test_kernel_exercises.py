@@ -15,11 +15,14 @@ import pytest
 from perfcourse.grading.checks import ex09_tree_reduction as ex09
 from perfcourse.grading.checks import ex10_scan as ex10
 from perfcourse.grading.checks import grade_namespace, parts
+from perfcourse.grading.checks._answers import Answers
 from perfcourse.grading.grade import grade
 from perfcourse.grading.sandbox import bwrap_path
 from perfcourse.models import counts
 
 from .kernelcases import TREE, changed, notebook_namespace, rng, score
+
+REF09, REF10 = Answers("ex09"), Answers("ex10")
 
 ROOT = Path(__file__).resolve().parent.parent
 UNSAFE = bwrap_path() is None and os.environ.get("PERFCOURSE_REQUIRE_BWRAP") != "1"
@@ -128,7 +131,7 @@ def test_a_host_answer_with_a_dummy_kernel_scores_nothing():
     def block_tree(x, out):
         cuda.syncthreads()
     """
-    points, feedback = score("ex09", "A:", dummy, {"block_sums": ex09.reference_block_sums})
+    points, feedback = score("ex09", "A:", dummy, {"block_sums": REF09.block_sums})
     assert points == 0 and "expected" in feedback and "nan" in feedback, feedback
 
 
@@ -139,8 +142,8 @@ def test_no_kernel_at_all_scores_nothing():
 
 def test_an_element_missed_by_an_off_by_one_is_named():
     x = _rng(3).uniform(-1, 1, 141)
-    got = ex09.reference_block_sums(x[:-1], 64)          # the load guard stopped one element short
-    text = ex09.sums_problem(got, x, 64)
+    got = REF09.block_sums(x[:-1], 64)          # the load guard stopped one element short
+    text = ex09.sums_problem(got, x, 64, REF09.block_sums(x, 64))
     assert "block 2's sum misses x[140] (element 12 of the block)" in text and "last, partial block" in text
 
 
@@ -160,12 +163,12 @@ def test_a_wrong_barrier_claim_scores_0_and_the_right_one_full():
 
 def test_a_plan_that_forgets_the_padding_is_named():
     def plan(n, tpb):
-        right = ex09.reference_plan(n, tpb)
+        right = REF09.plan(n, tpb)
         return {**right, "additions": n - 1}
 
-    points, _, feedback = ex09.check_reduction_plan(plan, _rng())
+    points, _, feedback = ex09.check_reduction_plan(plan, _rng(), REF09)
     assert points == 0 and "n - 1 counts only the useful additions" in feedback
-    assert ex09.check_reduction_plan(ex09.reference_plan, _rng())[0] == 2
+    assert ex09.check_reduction_plan(REF09.plan, _rng(), REF09)[0] == 2
 
 
 # --- counts -------------------------------------------------------------------------------------------------
@@ -207,10 +210,10 @@ def test_block_tree_barriers_and_argument_errors():
 def test_brent_choice_flips_once_at_the_crossover():
     for n in (16, 64, 1000, 2**20):
         edge = ex10.crossover(n)
-        assert ex10.reference_faster(n, max(1, int(edge) - 1)) == "blelloch"
-        assert ex10.reference_faster(n, int(edge) + 1) == "hillis_steele"
-    assert ex10.crossover(8) == 1 and ex10.reference_faster(8, 1) == "blelloch"   # a tie goes to Blelloch
-    assert ex10.reference_faster(5, 1) == "hillis_steele"                           # padding to 8 costs Blelloch
+        assert REF10.faster(n, max(1, int(edge) - 1)) == "blelloch"
+        assert REF10.faster(n, int(edge) + 1) == "hillis_steele"
+    assert ex10.crossover(8) == 1 and REF10.faster(8, 1) == "blelloch"   # a tie goes to Blelloch
+    assert REF10.faster(5, 1) == "hillis_steele"                           # padding to 8 costs Blelloch
 
 
 # --- exercise 10 ------------------------------------------------------------------------------------------------
@@ -370,9 +373,9 @@ def test_a_brent_choice_that_breaks_ties_the_wrong_way_is_told():
         (w1, s1), (w2, s2) = counts.scan_work_span("hillis_steele", n), counts.scan_work_span("blelloch", n)
         return "hillis_steele" if w1 + p * s1 <= w2 + p * s2 else "blelloch"
 
-    points, _, feedback = ex10.check_faster_scan(faster, _rng())
+    points, _, feedback = ex10.check_faster_scan(faster, _rng(), REF10)
     assert points == 0 and "ties go to 'blelloch'" in feedback
-    assert ex10.check_faster_scan(ex10.reference_faster, _rng())[0] == 2
+    assert ex10.check_faster_scan(REF10.faster, _rng(), REF10)[0] == 2
 
 
 # --- the solutions: full marks here, and through the real grader in well under a minute ----------------------

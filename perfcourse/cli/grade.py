@@ -61,8 +61,9 @@ def add_arguments(parser):
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks graded at once (default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random test inputs (default: fresh)")
     parser.add_argument("--root", metavar="DIR", default=None,
-                        help="the course folder: relative PATHs are read from it, and it is hidden from the "
-                             "submissions (default: the checkout this perfcourse runs from)")
+                        help="the course folder: relative PATHs are read from it, the grader's answers from its "
+                             "solutions/references/, and it is hidden from the submissions (default: the checkout "
+                             "this perfcourse runs from)")
     parser.add_argument("--unsafe", action="store_true",
                         help="grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained")
 
@@ -136,6 +137,7 @@ def _final_status(book, fail_under):
 
 def run(args):
     from ..grading.checks import PART_TIMEOUT_S
+    from ..grading.checks._answers import REFERENCES
     from ..grading.classbook import assigned, csv_text, few_takers, read_overrides, read_roster
     from ..grading.grade import grade, private
     from ..grading.report import clean, student_table, table
@@ -157,6 +159,7 @@ def run(args):
         book = grade(paths, timeout_s=args.timeout, memory_mb=args.memory, seed=args.seed, jobs=args.jobs,
                      part_timeout_s=PART_TIMEOUT_S if args.part_timeout is None else args.part_timeout,
                      progress=None, unsafe=args.unsafe, exercises=only, roster=roster, overrides=overrides, due=due,
+                     references=None if root is None else Path(root) / REFERENCES,
                      hide=[p for p in (root, target.parent if target else None, sheet.parent if sheet else None,
                                        letters) if p is not None])
     except (ValueError, TypeError, SandboxError) as err:

@@ -1,5 +1,9 @@
 """``perfcourse make-exercises [--check]``: write ``exercises/`` from ``solutions/``, or check it is current.
 
+It also keeps the self-check's stored answers current (:mod:`perfcourse.grading.cases`): a cases
+file whose checks or references (``solutions/references/``) changed is recorded again, by running
+that solution notebook here; ``--check`` only compares their stamps.
+
 The course is found like the other commands find it: ``--root DIR``, else the checkout this
 ``perfcourse`` runs from (an editable install); ``--solutions`` and ``--exercises`` default to
 the folders of that name in it. See :mod:`perfcourse.grading.make` for how an exercise is
@@ -23,7 +27,8 @@ def add_arguments(parser):
     parser.add_argument("--exercises", default=None, metavar="DIR",
                         help="folder to write the exercise notebooks to (default: ROOT/exercises)")
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 listing the notebooks that are stale, missing or extra")
+                        help="write nothing; exit 1 listing the notebooks and stored self-check cases that are "
+                             "stale, missing or extra")
 
 
 def _folders(args):
@@ -49,26 +54,36 @@ def _folders(args):
 def run(args):
     import nbformat
 
+    from ..grading import cases
     from ..grading.make import check, plan, write
 
     solutions, exercises = _folders(args)
+    references = solutions / "references"       # where there are none (a course of other exercises): no cases
     try:
         wanted = plan(solutions, exercises)
+        old_cases = cases.stale(references) if references.is_dir() else {}
     except (ValueError, OSError, nbformat.ValidationError) as err:
         raise CommandError(str(err).splitlines()[0] if str(err) else type(err).__name__, code=2) from None
     if args.check:
-        problems = check(wanted, exercises)
+        problems = check(wanted, exercises) + list(old_cases.values())
         if problems:
             print("\n".join(problems), file=sys.stderr)
-            raise CommandError(f"{len(problems)} exercise notebook{'s' * (len(problems) != 1)} out of date; run "
+            raise CommandError(f"{len(problems)} file{'s' * (len(problems) != 1)} out of date; run "
                                "`perfcourse make-exercises` and delete the extra files")
-        print(f"{exercises}: {len(wanted)} exercise notebooks, all current")
+        also = "; the stored self-check cases too" if references.is_dir() else ""
+        print(f"{exercises}: {len(wanted)} exercise notebooks, all current{also}")
         return 0
     try:
         written = write(wanted)
     except OSError as err:
         raise CommandError(f"cannot write {exercises}: {err}") from None
     print(f"{exercises}: wrote {written}, {len(wanted) - written} already current")
+    try:
+        recorded = cases.refresh(solutions, references) if references.is_dir() else []
+    except (ValueError, OSError) as err:
+        raise CommandError(f"cannot record the self-check's cases: {str(err).splitlines()[0]}") from None
+    if recorded:
+        print(f"recorded the self-check's answers for {', '.join(recorded)}")
     for line in check(wanted, exercises):
         print(f"warning: {line}; delete it if it is no longer wanted", file=sys.stderr)
     return 0

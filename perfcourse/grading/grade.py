@@ -23,6 +23,7 @@ from pathlib import Path
 from .. import __version__
 from .._check import positive_int, real
 from .checks import PART_TIMEOUT_S, parts
+from .checks._answers import Answers
 from .classbook import apply_overrides, students
 from .collect import Unreadable, choose, exercise_of, find_notebooks, read_notebook, stubs, twins
 from .report import clean, clean_name, gradebook, score, skipped
@@ -190,6 +191,7 @@ def _grade_one(sandbox, entry, exercise, count, options):
     if exercise_of(nb, entry.path) != exercise:
         return _record(entry.shown, exercise, _zero(exercise, "the notebook changed while the class was graded"))
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    options = {**options, "answers": options["answers"][exercise]}
     run = run_submission(sandbox, entry.path.name, text, sources, exercise, **options)
     problems = [f.describe() for f in run.failures] + ([run.fatal] if run.fatal else [])
     if count > 1:
@@ -239,7 +241,7 @@ def _run_all(chosen, records, options, jobs, progress, unsafe, hide):
 
 
 def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_timeout_s=PART_TIMEOUT_S,
-          progress=True, unsafe=False, hide=(), exercises=None, roster=None, overrides=(), due=None):
+          progress=True, unsafe=False, hide=(), exercises=None, roster=None, overrides=(), due=None, references=None):
     """Grade every notebook in ``paths``; the gradebook as a dict (see :func:`report.gradebook`).
 
     ``progress``: show a progress bar (None: only on a terminal). ``hide``: more folders the
@@ -257,6 +259,9 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     :func:`perfcourse.grading.classbook.read_overrides`), applied and listed under ``"regrades"``.
     ``due``: a time (an aware ``datetime``); a graded notebook whose file was last modified after it
     carries ``"late_s"``, the seconds it came late (judged from the file's modification time).
+    ``references``: the folder of the grader's answers (default: ``solutions/references`` of the
+    checkout perfcourse runs from); :class:`perfcourse.grading.checks._answers.NoAnswers` (a
+    ``ValueError``) when it is not there, as in a learner's install.
     """
     if isinstance(paths, (str, bytes)) or not all(isinstance(p, (str, bytes)) or hasattr(p, "__fspath__")
                                                    for p in paths):
@@ -268,8 +273,9 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     part_timeout_s = real("part_timeout_s", part_timeout_s, low=0, low_open=True)
     entries, empty = find_notebooks(paths)
     chosen, records, failures = _load(entries, None if exercises is None else set(exercises))
+    answers = {exercise: Answers(exercise, references) for exercise in sorted({e for _, e, _, _ in chosen})}
     compiled = _compiler_for(chosen, unsafe)
-    options = {"timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
+    options = {"answers": answers, "timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
                "part_timeout": part_timeout_s, "compile_kernels": compiled}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
     _stamp(records, entries, due)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .._check import positive_int, real
 from ..units import format_bytes
 from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
+from .checks._answers import Answers
 from .kernel import ENDED, Kernel, KernelLost
 from .kernelprobe import Probes
 
@@ -65,6 +66,7 @@ class _Job:
     until: float = float("inf")       # the whole notebook's end (monotonic): its cells, restarts and parts
     exercise: str | None = None       # its kernels see the package without this exercise's withheld functions
     compile: bool = True              # kernel parts: compile each kernel for a GPU before the grader launches it
+    answers: object = None            # the grader's references for the exercise (checks._answers.Answers)
     probes: object = None             # the grader's launches of the notebook's kernels (kernelprobe.Probes)
 
 
@@ -175,7 +177,7 @@ def _score_each(job, exercise, kernel, defined, seed, part_timeout, results):
             if spec.kernels:
                 functions.update(_kernel_launchers(job, spec, deadline))
             points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
-                                          limit=contextlib.nullcontext())
+                                          ref=job.answers, limit=contextlib.nullcontext())
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
     return kernel
 
@@ -192,11 +194,12 @@ def total_time(exercise, timeout_s, part_timeout):
 
 
 def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_bytes, seed,
-                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES, compile_kernels=True):
+                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES, compile_kernels=True, answers=None):
     """Run a notebook (its file ``name``, its ``text``, its code ``cells``) and check ``exercise``'s parts.
 
     ``compile_kernels``: compile each kernel a part launches for a GPU first (needs the compile
-    extra; without it, a kernel is simulated uncompiled and its parts say so).
+    extra; without it, a kernel is simulated uncompiled and its parts say so). ``answers``: the
+    grader's references for ``exercise`` (default: those of the checkout, :class:`Answers`).
 
     Returns a :class:`NotebookRun`. A kernel that will not start raises
     :class:`perfcourse.grading.kernel.KernelStartError` (the grader's problem, not the notebook's).
@@ -210,7 +213,7 @@ def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_by
     started = time.monotonic()
     budget = total_time(exercise, timeout_s, part_timeout)
     job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget,
-               exercise, bool(compile_kernels))
+               exercise, bool(compile_kernels), Answers(exercise) if answers is None else answers)
     kernel, failures, fatal, defined = _run_notebook(job)
     run = NotebookRun(failures, fatal)
     try:

@@ -1,15 +1,18 @@
 """Graded checks: one module ``exNN_slug`` per exercise, one ``@part`` function per part.
 
-A part's check receives the learner's functions, calls them on random inputs and compares
-the results with answers it computes itself. :func:`score_part` runs one part: a function
-still raising ``NotImplementedError`` scores 0 with the feedback "not implemented"; one that
-raises anything else, runs longer than :data:`PART_TIMEOUT_S` or returns a wrong answer
-scores 0 for that part only.
+A part's check receives the learner's functions, a random generator and ``ref``, calls the
+functions on random inputs and compares the results with the answers ``ref`` gives
+(:mod:`._answers`: for the grader, the references in the course checkout's
+``solutions/references/``, which no learner's install carries). :func:`score_part` runs one part:
+a function still raising ``NotImplementedError`` scores 0 with the feedback "not implemented"; one
+that raises anything else, runs longer than :data:`PART_TIMEOUT_S` or returns a wrong answer scores 0
+for that part only.
 
 The grader (:mod:`perfcourse.grading.session`) runs the checks in its own process and hands
 them stand-ins that call the learner's functions in the sandboxed kernel. In a notebook,
-:func:`self_check` runs the same checks on the notebook's own ``globals()``
-(:func:`grade_namespace`); while a notebook is being graded it is a stand-in that checks nothing.
+:func:`self_check` runs the same checks on the notebook's own ``globals()`` with the answers stored
+for one seed (results, not the method); while a notebook is being graded it is a stand-in that
+checks nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import io
 import numbers
 import pkgutil
 import re
-import secrets
 import signal
 import threading
 from collections.abc import Mapping
@@ -28,6 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._check import choice, positive_int, real
+from ._answers import AnswerMissing, Answers, CaseMissing, load_cases
 from ._kernels import KernelFailed
 from ._tools import Part, close, part, run_cases, short
 
@@ -106,8 +109,9 @@ class _Discard(io.TextIOBase):
         return len(text)
 
 
-def score_part(p, functions, rng, *, part_timeout, limit=None):
-    """``(points, feedback)`` of part ``p`` with ``functions`` (name -> callable) and the generator ``rng``.
+def score_part(p, functions, rng, *, part_timeout, ref, limit=None):
+    """``(points, feedback)`` of part ``p`` with ``functions`` (name -> callable), the generator ``rng``
+    and the answers ``ref`` (:class:`._answers.Answers` or a stored :class:`._answers.Replay`).
 
     ``limit``: a context manager that stops the part after ``part_timeout`` seconds by raising
     :class:`PartTimeout` (default: a timer signal, in the main thread of this process).
@@ -123,7 +127,7 @@ def score_part(p, functions, rng, *, part_timeout, limit=None):
     limit = _time_limit(part_timeout) if limit is None else limit
     try:
         with limit:
-            points, max_points, feedback = p.check(*(functions[n] for n in p.needs), rng=rng)
+            points, max_points, feedback = p.check(*(functions[n] for n in p.needs), rng=rng, ref=ref)
     except NotImplementedError:
         return 0.0, "not implemented"
     except PartTimeout:
@@ -132,6 +136,10 @@ def score_part(p, functions, rng, *, part_timeout, limit=None):
         return 0.0, err.feedback
     except KernelFailed as err:
         return 0.0, str(err)
+    except CaseMissing as err:
+        return 0.0, str(err)
+    except AnswerMissing:
+        raise                                   # the grader's own references are incomplete: not the learner's fault
     except (Exception, SystemExit) as err:  # noqa: BLE001 - the learner's code failed, not the grader
         return 0.0, f"raised {type(err).__name__}: {short(str(err), 200)}"
     if not isinstance(points, numbers.Real) or max_points != p.points:
@@ -150,10 +158,11 @@ def part_rng(seed, index):
     return np.random.default_rng([positive_int("seed", seed, low=0), positive_int("index", index, low=0)])
 
 
-def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
+def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S, ref=None):
     """Score every part of ``exercise`` against ``namespace``; a list of result dicts.
 
-    Each dict has ``part``, ``points``, ``max_points`` and ``feedback``.
+    Each dict has ``part``, ``points``, ``max_points`` and ``feedback``. ``ref``: where the answers
+    come from (default: the grader's references in the course checkout, :class:`._answers.Answers`).
 
     Examples
     --------
@@ -166,6 +175,7 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
         raise TypeError(f"namespace must be a mapping such as globals(); got {type(namespace).__name__}")
     seed = positive_int("seed", seed, low=0)
     part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
+    ref = Answers(exercise) if ref is None else ref
     results = []
     for index, p in enumerate(parts(exercise)):
         timeout = max(part_timeout, p.timeout_s or 0.0)
@@ -175,19 +185,21 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S):
 
             functions = {**namespace, **local_launchers(namespace, [k for k, _ in p.kernels], timeout_s=timeout)}
         with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
-            points, feedback = score_part(p, functions, part_rng(seed, index), part_timeout=timeout)
+            points, feedback = score_part(p, functions, part_rng(seed, index), part_timeout=timeout, ref=ref)
         results.append({"part": p.title, "points": points, "max_points": p.points, "feedback": feedback})
     return results
 
 
-def self_check(exercise, namespace, *, seed=None):
-    """Print the grader's verdict on this notebook's functions, with fresh random inputs.
+def self_check(exercise, namespace):
+    """Print what the grader would say of this notebook's functions, on the stored cases.
 
-    Call it as ``self_check("ex01", globals())`` at the end of an exercise notebook.
-    Returns nothing; the points printed are what the grader would give.
+    Call it as ``self_check("ex01", globals())`` at the end of an exercise notebook. The inputs are
+    those of one fixed seed and the answers are stored results (the package carries no reference
+    code); the grader draws fresh inputs, so code that only fits these cases still scores 0 there.
+    Returns nothing.
     """
-    seed = secrets.randbits(32) if seed is None else seed
-    results = grade_namespace(exercise, namespace, seed=seed)
+    seed, _, replay = load_cases(exercise)
+    results = grade_namespace(exercise, namespace, seed=seed, ref=replay)
     for r in results:
         print(f"{r['part']:<48} {r['points']:g}/{r['max_points']:g}  {r['feedback']}")
     got = sum(r["points"] for r in results)

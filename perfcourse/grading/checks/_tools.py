@@ -1,9 +1,10 @@
 """What every check module uses: the ``part`` decorator and answer comparison.
 
-A graded part is a function that receives the learner's function(s) and a random
-generator, tries them on random inputs whose answers it computes itself, and returns
-``(points, max_points, feedback)``. Random inputs mean that an answer typed in by hand
-(or copied from the self-check example) scores nothing.
+A graded part is a function that receives the learner's function(s), a random generator
+and ``ref`` (where the answers come from, :mod:`._answers`), tries the functions on random
+inputs whose answers it asks ``ref`` for, and returns ``(points, max_points, feedback)``.
+Random inputs mean that an answer typed in by hand (or fitted to the self-check's stored
+cases) scores nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def part(title, *, points, needs, timeout_s=None, kernels=None):
     Examples
     --------
     >>> @part("A: double it", points=2, needs=("double",))
-    ... def check_double(double, rng):
+    ... def check_double(double, rng, ref):
     ...     return run_cases(double, [((3,), 6)], 2)
     >>> check_double.part.points, check_double.part.needs
     (2.0, ('double',))

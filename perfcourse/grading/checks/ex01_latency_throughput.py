@@ -7,38 +7,6 @@ import numpy as np
 from ._tools import part, run_cases
 
 
-def reference_batch_for_load(latency, arrival_rate, max_batch):
-    """Smallest batch with ``latency(b) <= b / arrival_rate`` and its first request's wait, or (0, None).
-
-    The first request of a batch waits ``(b - 1) / arrival_rate`` for the others, then ``latency(b)``;
-    that grows with ``b``, so the smallest batch that keeps up is the best one. By brute force.
-
-    Examples
-    --------
-    >>> reference_batch_for_load(lambda b: 0.002 + 0.0001 * b, 1000.0, 1000)
-    (3, 0.0043)
-    """
-    for b in range(1, max_batch + 1):
-        if latency(b) <= b / arrival_rate:
-            return (b, (b - 1) / arrival_rate + latency(b))
-    return (0, None)
-
-
-def reference_largest_batch(latency, slo_s, max_batch):
-    """Largest batch in 1..max_batch whose latency meets the SLO (0 if none), by brute force."""
-    ok = [b for b in range(1, max_batch + 1) if latency(b) <= slo_s]
-    return max(ok) if ok else 0
-
-
-def reference_p99_report(samples_by_batch, slo_s):
-    """(largest batch whose p99 meets the SLO, its throughput = batch / p50) or (0, 0.0)."""
-    ok = [b for b, s in samples_by_batch.items() if np.percentile(s, 99) <= slo_s]
-    if not ok:
-        return (0, 0.0)
-    best = max(ok)
-    return (best, best / float(np.percentile(samples_by_batch[best], 50)))
-
-
 class _Model:
     """A latency model the learner's code calls: affine above a knee, flat below."""
 
@@ -77,16 +45,16 @@ def _load_case(rng, k):
 
 
 @part("A: the smallest batch that keeps up with a load", points=2, needs=("batch_for_load",))
-def check_batch_for_load(batch_for_load, rng):
+def check_batch_for_load(batch_for_load, rng, ref):
     cases = []
     for k in range(6):
         args = _load_case(rng, k)
-        cases.append((args, reference_batch_for_load(*args)))
+        cases.append((args, ref.batch_for_load(*args)))
     return run_cases(batch_for_load, cases, 2, rtol=1e-9)
 
 
 @part("B: largest batch under a latency SLO", points=3, needs=("largest_batch_under_slo",))
-def check_largest_batch(largest_batch_under_slo, rng):
+def check_largest_batch(largest_batch_under_slo, rng, ref):
     cases = []
     for k in range(6):
         model, max_batch = _Model(rng), int(rng.integers(16, 3000))
@@ -96,7 +64,7 @@ def check_largest_batch(largest_batch_under_slo, rng):
             slo = model(max_batch) * 1.5              # everything fits
         else:
             slo = model(int(rng.integers(1, max_batch + 1))) + model.per_item * 0.5
-        cases.append(((model, slo, max_batch), reference_largest_batch(model, slo, max_batch)))
+        cases.append(((model, slo, max_batch), ref.largest_batch(model, slo, max_batch)))
     return run_cases(largest_batch_under_slo, cases, 3)
 
 
@@ -111,11 +79,11 @@ def _samples(rng):
 
 
 @part("C: p99 against the SLO, throughput at p50", points=2, needs=("p99_report",))
-def check_p99_report(p99_report, rng):
+def check_p99_report(p99_report, rng, ref):
     cases = []
     for k in range(5):
         samples = _samples(rng)
         p99 = sorted(float(np.percentile(s, 99)) for s in samples.values())
         slo = p99[0] * 0.5 if k == 0 else float(rng.uniform(p99[0], p99[-1] * 1.1))
-        cases.append(((samples, slo), reference_p99_report(samples, slo)))
+        cases.append(((samples, slo), ref.p99_report(samples, slo)))
     return run_cases(p99_report, cases, 2, rtol=1e-6)

@@ -2,47 +2,7 @@
 
 from __future__ import annotations
 
-from ...models.laws import brent_bound
 from ._tools import part, run_cases, short
-
-
-def reference_longest_paths(edges, cost):
-    """For each task, the longest cost of a chain ending with it, and its predecessor on that chain.
-
-    Examples
-    --------
-    >>> finish, _ = reference_longest_paths([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")],
-    ...                                     {"a": 1, "b": 2, "c": 3, "d": 1})
-    >>> finish["d"]
-    5
-    """
-    preds = {task: [] for task in cost}
-    for u, v in edges:
-        preds[v].append(u)
-    finish, via = {}, {}
-
-    def visit(task):                       # memoised depth-first search, iterative
-        stack = [task]
-        while stack:
-            t = stack[-1]
-            todo = [p for p in preds[t] if p not in finish]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
-            best = max(preds[t], key=finish.get, default=None)
-            finish[t] = cost[t] + (finish[best] if best is not None else 0)
-            via[t] = best
-
-    for task in cost:
-        if task not in finish:
-            visit(task)
-    return finish, via
-
-
-def reference_work_and_span(edges, cost):
-    finish, _ = reference_longest_paths(edges, cost)
-    return (sum(cost.values()), max(finish.values()))
 
 
 def random_dag(rng, n_low=6, n_high=40):
@@ -57,11 +17,11 @@ def random_dag(rng, n_low=6, n_high=40):
 
 
 @part("A: work and span of a task graph", points=3, needs=("work_and_span",))
-def check_work_and_span(work_and_span, rng):
+def check_work_and_span(work_and_span, rng, ref):
     cases = []
     for _ in range(6):
         edges, cost = random_dag(rng)
-        cases.append(((edges, cost), reference_work_and_span(edges, cost)))
+        cases.append(((edges, cost), ref.work_and_span(edges, cost)))
     return run_cases(work_and_span, cases, 3, rtol=1e-9)
 
 
@@ -82,61 +42,32 @@ def _path_problem(path, edges, cost, span):
 
 
 @part("B: the critical path itself", points=3, needs=("critical_path",))
-def check_critical_path(critical_path, rng):
+def check_critical_path(critical_path, rng, ref):
     for _ in range(6):
         edges, cost = random_dag(rng)
-        span = reference_work_and_span(edges, cost)[1]
+        span = ref.work_and_span(edges, cost)[1]
         problem = _path_problem(critical_path(list(edges), dict(cost)), edges, cost, span)
         if problem:
             return 0, 3, f"wrong for a graph of {len(cost)} tasks and {len(edges)} edges: {problem}"
     return 3, 3, "correct on 6 random graphs"
 
 
-def reference_better_plan(edges, cost, p):
-    """Brent's upper bound ``T1/p + T_inf`` under each plan: ("workers", 2p) or ("task", halve the costliest
-    task on the critical path); the better plan and its bound.
-
-    Examples
-    --------
-    >>> diamond = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
-    >>> reference_better_plan(diamond, {"a": 1, "b": 2, "c": 3, "d": 1}, 4)
-    ('task', 5.375)
-    """
-    doubled, halved = _plan_bounds(edges, cost, p)
-    return ("workers", doubled) if doubled < halved else ("task", halved)
-
-
-def _plan_bounds(edges, cost, p, *, shift=False):
-    """Brent's bound under each plan; with ``shift``, also whether halving the task moved the critical path."""
-    finish, via = reference_longest_paths(edges, cost)
-    work, span = sum(cost.values()), max(finish.values())
-    task, slowest = max(finish, key=finish.get), None
-    while task is not None:                       # the costliest task on the critical path
-        slowest = task if slowest is None or cost[task] > cost[slowest] else slowest
-        task = via[task]
-    faster = dict(cost)
-    faster[slowest] = cost[slowest] / 2
-    work_2, span_2 = reference_work_and_span(edges, faster)
-    bounds = brent_bound(work, span, 2 * p), brent_bound(work_2, span_2, p)
-    return (*bounds, span_2 > span - cost[slowest] / 2 + 1e-9) if shift else bounds
-
-
-def _plan_cases(rng):
+def _plan_cases(rng, ref):
     """Graphs on 1 to 128 workers, never nearly tied, until each plan has won and the halved task has moved
     the critical path to another chain in a case that plan "task" wins."""
     cases, seen = [], set()
     while len(cases) < 6 or (len(seen) < 3 and len(cases) < 60):
         edges, cost = random_dag(rng)
         p = int(round(2 ** rng.uniform(0, 7)))
-        doubled, halved, moved = _plan_bounds(edges, cost, p, shift=True)
+        doubled, halved, moved = ref.plan_bounds(edges, cost, p, shift=True)
         if abs(doubled - halved) <= 1e-6 * halved:
             continue
-        expected = reference_better_plan(edges, cost, p)
+        expected = ref.better_plan(edges, cost, p)
         seen |= {expected[0]} | ({"moved"} if moved and expected[0] == "task" else set())
         cases.append(((edges, cost, p), expected))
     return cases
 
 
 @part("C: more workers or a shorter critical path", points=2, needs=("better_plan",))
-def check_better_plan(better_plan, rng):
-    return run_cases(better_plan, _plan_cases(rng), 2, rtol=1e-9)
+def check_better_plan(better_plan, rng, ref):
+    return run_cases(better_plan, _plan_cases(rng, ref), 2, rtol=1e-9)

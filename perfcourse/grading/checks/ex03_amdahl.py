@@ -2,50 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...models.laws import amdahl_limit, amdahl_speedup, karp_flatt
 from ._tools import part, run_cases
-
-
-def reference_fit(n, speedup):
-    """Least-squares ``s`` for ``1/S = s + (1 - s)/n``: minimise sum((1/S - 1/n - s (1 - 1/n))^2).
-
-    Examples
-    --------
-    >>> n = np.array([1, 2, 4, 8])
-    >>> round(reference_fit(n, amdahl_speedup(0.1, n)), 12)
-    0.1
-    """
-    n, speedup = np.asarray(n, dtype=float), np.asarray(speedup, dtype=float)
-    x, y = 1.0 - 1.0 / n, 1.0 / speedup - 1.0 / n
-    return float(np.clip(np.dot(x, y) / np.dot(x, x), 0.0, 1.0))
-
-
-def reference_workers(serial_fraction, target):
-    """Smallest whole ``n`` with Amdahl speedup >= target, or None when 1/s <= target.
-
-    Examples
-    --------
-    >>> reference_workers(0.1, 5.0)
-    9
-    >>> reference_workers(0.1, 10.0) is None
-    True
-    >>> reference_workers(0.0, 7.5)
-    8
-    """
-    if target <= 1.0:
-        return 1
-    if amdahl_limit(serial_fraction) <= target:
-        return None
-    n = max(1, math.ceil((1 - serial_fraction) / (1 / target - serial_fraction)))
-    while amdahl_speedup(serial_fraction, n) < target:
-        n += 1
-    while n > 1 and amdahl_speedup(serial_fraction, n - 1) >= target:
-        n -= 1
-    return n
 
 
 def _measurements(rng, *, with_one=True, s=None, noise=0.02):
@@ -80,8 +40,8 @@ def _fit_cases(rng):
 
 
 @part("A: fit the serial fraction (least squares)", points=3, needs=("fit_serial_fraction",))
-def check_fit(fit_serial_fraction, rng):
-    cases = [((n, measured), reference_fit(n, measured)) for n, measured in _fit_cases(rng)]
+def check_fit(fit_serial_fraction, rng, ref):
+    cases = [((n, measured), ref.fit(n, measured)) for n, measured in _fit_cases(rng)]
     return run_cases(fit_serial_fraction, cases, 3, rtol=1e-6, atol=1e-12)
 
 
@@ -98,7 +58,7 @@ def _karp_flatt_cases(rng):
 
 
 @part("B: Karp-Flatt serial fraction per run", points=2, needs=("karp_flatt_series",))
-def check_karp_flatt(karp_flatt_series, rng):
+def check_karp_flatt(karp_flatt_series, rng, ref):
     cases = [((n, measured), karp_flatt(np.asarray(measured, dtype=float), np.asarray(n, dtype=float)))
              for n, measured in _karp_flatt_cases(rng)]
     return run_cases(karp_flatt_series, cases, 2, rtol=1e-6, atol=1e-12)
@@ -126,6 +86,6 @@ def _workers_cases(rng):
 
 
 @part("C: workers needed for a target speedup", points=2, needs=("workers_for_speedup",))
-def check_workers(workers_for_speedup, rng):
-    cases = [((s, target), reference_workers(s, target)) for s, target in _workers_cases(rng)]
+def check_workers(workers_for_speedup, rng, ref):
+    cases = [((s, target), ref.workers(s, target)) for s, target in _workers_cases(rng)]
     return run_cases(workers_for_speedup, cases, 2)

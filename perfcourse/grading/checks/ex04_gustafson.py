@@ -4,54 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...models.laws import amdahl_speedup, efficiency, gustafson_speedup, speedup
 from ._tools import part, run_cases
-
-
-def reference_table(n, times, kind):
-    """Strong: speedup t0/t, efficiency speedup * n0/n. Weak: efficiency t0/t, scaled speedup (n/n0) t0/t.
-
-    Examples
-    --------
-    >>> reference_table([2, 4], [10.0, 12.5], "weak")["speedup"]
-    array([1. , 1.6])
-    """
-    n, times = np.asarray(n, dtype=float), np.asarray(times, dtype=float)
-    if kind == "strong":
-        s = speedup(times[0], times)
-        return {"kind": "strong", "speedup": s, "efficiency": efficiency(s * n[0], n)}
-    e = times[0] / times
-    return {"kind": "weak", "speedup": e * n / n[0], "efficiency": e}
-
-
-def reference_best_workers(work_s, fixed_s, per_worker_s, max_n):
-    """The n in 1..max_n with the least ``fixed + per_worker n + work / n`` (the smaller on a tie), by brute
-    force, and its efficiency ``t(1) / (n t(n))``.
-
-    Examples
-    --------
-    >>> n, e = reference_best_workers(1e-3, 20e-6, 10e-6, 1000)
-    >>> int(n), round(float(e), 4)
-    (10, 0.4682)
-    """
-    n = np.arange(1, max_n + 1, dtype=float)
-    t = fixed_s + per_worker_s * n + work_s / n
-    best = int(np.argmin(t))                       # the first minimum: the fewest workers on a tie
-    return (best + 1, float(t[0] / (n[best] * t[best])))
-
-
-def reference_max_workers(serial_fraction, min_efficiency, max_n):
-    """Largest n <= max_n whose Amdahl (strong) and Gustafson (weak) efficiencies stay >= the floor.
-
-    Examples
-    --------
-    >>> reference_max_workers(0.05, 0.5, 10_000)
-    {'strong': 21, 'weak': 10000}
-    """
-    n = np.arange(1, max_n + 1, dtype=float)
-    strong = amdahl_speedup(serial_fraction, n) / n >= min_efficiency
-    weak = gustafson_speedup(serial_fraction, n) / n >= min_efficiency
-    return {"strong": int(n[strong].max()), "weak": int(n[weak].max())}
 
 
 def _series(rng, kind):
@@ -66,13 +19,13 @@ def _series(rng, kind):
 
 
 @part("A: which kind of scaling, and its table", points=3, needs=("scaling_table",))
-def check_table(scaling_table, rng):
+def check_table(scaling_table, rng, ref):
     cases = []
     for kind in ("strong", "weak", *rng.choice(["strong", "weak"], size=4)):
         n, times, sizes = _series(rng, str(kind))
         if rng.random() < 0.5:
             n, times = [int(k) for k in n], [float(t) for t in times]
-        cases.append(((n, times, sizes), reference_table(n, times, str(kind))))
+        cases.append(((n, times, sizes), ref.table(n, times, str(kind))))
     return run_cases(scaling_table, cases, 3, rtol=1e-6)
 
 
@@ -100,17 +53,17 @@ def _worker_cases(rng):
 
 
 @part("B: the worker count that finishes soonest", points=2, needs=("best_worker_count",))
-def check_best_workers(best_worker_count, rng):
-    cases = [(args, reference_best_workers(*args)) for args in _worker_cases(rng)]
+def check_best_workers(best_worker_count, rng, ref):
+    cases = [(args, ref.best_workers(*args)) for args in _worker_cases(rng)]
     return run_cases(best_worker_count, cases, 2, rtol=1e-9)
 
 
 @part("C: most workers above an efficiency floor", points=2, needs=("max_workers",))
-def check_max_workers(max_workers, rng):
+def check_max_workers(max_workers, rng, ref):
     cases = []
     for _ in range(6):
         s = float(rng.uniform(0.001, 0.3))
         floor = float(rng.uniform(0.3, 0.95))
         max_n = int(rng.integers(10, 50_000))
-        cases.append(((s, floor, max_n), reference_max_workers(s, floor, max_n)))
+        cases.append(((s, floor, max_n), ref.max_workers(s, floor, max_n)))
     return run_cases(max_workers, cases, 2)

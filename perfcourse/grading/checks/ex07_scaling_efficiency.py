@@ -4,58 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...models.allreduce import ring_allreduce_time
 from ._tools import part, run_cases, short
-
-
-def reference_fit(sizes_bytes, times_s):
-    """Least squares on the relative errors ``(alpha + beta n - t) / t``; returns (alpha, beta).
-
-    Examples
-    --------
-    >>> a, b = reference_fit([0, 1e6, 2e6], [1e-5, 1e-5 + 1e-4, 1e-5 + 2e-4])
-    >>> round(a * 1e6, 6), round(b * 1e10, 6)
-    (10.0, 1.0)
-    """
-    n, t = np.asarray(sizes_bytes, dtype=float), np.asarray(times_s, dtype=float)
-    (alpha, beta), *_ = np.linalg.lstsq(np.column_stack([1 / t, n / t]), np.ones_like(t), rcond=None)
-    return float(alpha), float(beta)
-
-
-def _fixes(n_bytes, p, alpha, beta):
-    return ring_allreduce_time(n_bytes, p, alpha / 2, beta), ring_allreduce_time(n_bytes, p, alpha, beta / 2)
-
-
-def reference_better_fix(n_bytes, p, alpha, beta):
-    """("latency", time with alpha / 2) or ("bandwidth", time with beta / 2), whichever ring all-reduce is faster.
-
-    Examples
-    --------
-    >>> choice, seconds = reference_better_fix(4 * 2**20, 64, 5e-6, 1 / 25e9)
-    >>> choice, round(seconds * 1e6, 3)
-    ('latency', 645.301)
-    """
-    latency, bandwidth = _fixes(n_bytes, p, alpha, beta)
-    return ("latency", latency) if latency < bandwidth else ("bandwidth", bandwidth)
-
-
-def _step(compute_s, grad_bytes, p, alpha, beta):
-    return compute_s / p + ring_allreduce_time(grad_bytes, p, alpha, beta)
-
-
-def reference_plan_devices(compute_s, grad_bytes, alpha, beta, max_p, min_efficiency):
-    """Largest p in 1..max_p with ``compute / (p step(p)) >= min_efficiency`` (by brute force), and step(p).
-
-    Examples
-    --------
-    >>> p, step = reference_plan_devices(0.8, 1e9, 10e-6, 1 / 100e9, 1024, 0.8)
-    >>> p, round(step, 6)
-    (10, 0.09818)
-    """
-    ok = [p for p in range(1, max_p + 1)
-          if compute_s / (p * _step(compute_s, grad_bytes, p, alpha, beta)) >= min_efficiency]
-    best = max(ok)                                 # p = 1 always qualifies: efficiency 1
-    return (best, _step(compute_s, grad_bytes, best, alpha, beta))
 
 
 def _relative_sse(alpha, beta, sizes, times):
@@ -63,13 +12,13 @@ def _relative_sse(alpha, beta, sizes, times):
 
 
 @part("A: fit alpha and beta, every size alike", points=3, needs=("fit_alpha_beta",))
-def check_fit(fit_alpha_beta, rng):
+def check_fit(fit_alpha_beta, rng, ref):
     """Any solver passes: the fit is judged by its sum of squared relative errors, not its digits."""
     for _ in range(5):
         alpha, beta = float(rng.uniform(1e-6, 5e-5)), 1.0 / float(rng.uniform(1e9, 1e11))
         sizes = np.sort(2.0 ** rng.uniform(8, 26, size=int(rng.integers(6, 20))))
         times = (alpha + beta * sizes) * rng.normal(1.0, 0.03, size=len(sizes))
-        a, b = reference_fit(sizes, times)
+        a, b = ref.fit(sizes, times)
         best = _relative_sse(a, b, sizes, times)
         got = fit_alpha_beta(sizes.copy(), times.copy())
         try:
@@ -82,27 +31,27 @@ def check_fit(fit_alpha_beta, rng):
     return 3, 3, "correct on 5 random data sets"
 
 
-def _fix_cases(rng):
+def _fix_cases(rng, ref):
     """Messages from 16 KiB to 16 GiB on 2 to 4096 ranks, never nearly tied, until both fixes have won."""
     cases, seen = [], set()
     while len(cases) < 6 or (len(seen) < 2 and len(cases) < 40):
         args = (float(2 ** rng.uniform(14, 34)), int(2 ** rng.uniform(1, 12)),
                 float(rng.uniform(1e-6, 5e-5)), 1 / float(rng.uniform(1e9, 1e11)))
-        latency, bandwidth = _fixes(*args)
+        latency, bandwidth = ref.fixes(*args)
         if abs(latency - bandwidth) > 1e-6 * min(latency, bandwidth):
-            expected = reference_better_fix(*args)
+            expected = ref.better_fix(*args)
             seen.add(expected[0])
             cases.append((args, expected))
     return cases
 
 
 @part("B: less latency or more bandwidth", points=2, needs=("better_fix",))
-def check_better_fix(better_fix, rng):
-    return run_cases(better_fix, _fix_cases(rng), 2, rtol=1e-9)
+def check_better_fix(better_fix, rng, ref):
+    return run_cases(better_fix, _fix_cases(rng, ref), 2, rtol=1e-9)
 
 
 @part("C: devices for a data-parallel step", points=2, needs=("plan_devices",))
-def check_plan_devices(plan_devices, rng):
+def check_plan_devices(plan_devices, rng, ref):
     cases = []
     for k in range(6):
         args = [float(rng.uniform(0.01, 5.0)), float(rng.uniform(1e6, 1e10)), float(rng.uniform(1e-6, 5e-5)),
@@ -113,5 +62,5 @@ def check_plan_devices(plan_devices, rng):
         elif k == 1:
             args[5] = 0.999                            # a floor no second device meets
             args[1] = max(args[1], 1e9)
-        cases.append((tuple(args), reference_plan_devices(*args)))
+        cases.append((tuple(args), ref.plan_devices(*args)))
     return run_cases(plan_devices, cases, 2, rtol=1e-9)

@@ -23,40 +23,6 @@ SLACK = 2                    # barriers allowed beyond log2(T) before a count no
 KERNEL_TIMEOUT_S = 60        # simulated kernels are slow; a linear one slower still
 
 
-def reference_block_sums(x, threads_per_block):
-    """The sum of each block of ``threads_per_block`` consecutive elements (the last may be short).
-
-    Examples
-    --------
-    >>> reference_block_sums(np.arange(1.0, 11.0), 4).tolist()
-    [10.0, 26.0, 19.0]
-    """
-    x = np.asarray(x, dtype=np.float64)
-    return np.add.reduceat(x, np.arange(0, x.size, threads_per_block)) if x.size else np.zeros(0)
-
-
-def reference_plan(n, threads_per_block):
-    """Launches, additions and tree levels of summing ``n`` numbers with one-element-per-thread blocks.
-
-    Each launch turns ``m`` numbers into ``ceil(m / T)`` block sums; every block does ``T - 1``
-    additions (threads past the end add zeros) in ``log2 T`` levels. Launch until one is left.
-
-    Examples
-    --------
-    >>> reference_plan(1000, 64)
-    {'launches': 2, 'additions': 1071, 'levels': 12}
-    >>> reference_plan(1024, 32)
-    {'launches': 2, 'additions': 1023, 'levels': 10}
-    """
-    launches = additions = 0
-    m = n
-    while m > 1:
-        m = -(-m // threads_per_block)
-        launches += 1
-        additions += m * (threads_per_block - 1)
-    return {"launches": launches, "additions": additions, "levels": launches * log2_ceil(threads_per_block)}
-
-
 def _block_problem(got, x, tpb, b):
     """Why block ``b``'s sum ``got`` is wrong, named by its symptom where one fits."""
     seg = x[b * tpb:(b + 1) * tpb]
@@ -76,15 +42,15 @@ def _block_problem(got, x, tpb, b):
     return f"block {b}'s sum is wrong: expected {short(float(seg.sum()))}, got {short(got)}"
 
 
-def sums_problem(got, x, tpb):
-    """Why ``got`` is not the per-block sums of ``x`` in blocks of ``tpb``, or None when it is.
+def sums_problem(got, x, tpb, expected):
+    """Why ``got`` is not the per-block sums of ``x`` in blocks of ``tpb`` (``expected``), or None when it is.
 
     Examples
     --------
     >>> x = np.ones(141)
-    >>> sums_problem(reference_block_sums(x, 64), x, 64) is None
+    >>> sums_problem([64.0, 64.0, 13.0], x, 64, [64.0, 64.0, 13.0]) is None
     True
-    >>> sums_problem([64.0, 64.0], x, 64)[:59]
+    >>> sums_problem([64.0, 64.0], x, 64, [64.0, 64.0, 13.0])[:59]
     "the last block's 13 elements past the final full block were"
     """
     try:
@@ -103,7 +69,6 @@ def sums_problem(got, x, tpb):
         return f"{lost}; launch ceil(N / {tpb}) = {blocks} blocks and let the threads past the end load 0.0"
     if got.size != blocks:
         return f"expected {blocks} block sums (ceil({n} / {tpb})), got {got.size}"
-    expected = reference_block_sums(x, tpb)
     for b in range(blocks):
         scale = float(np.abs(x[b * tpb:(b + 1) * tpb]).sum())
         if not close(got[b], expected[b], rtol=1e-9, atol=1e-12 * max(scale, 1.0)):
@@ -124,8 +89,9 @@ def _cases(rng):
 SIGNATURE = {"block_tree": "void(float64[:], float64[:])"}
 
 
-def launch_tree(block_tree, x, tpb):
-    """Launch the learner's ``block_tree`` on ``x`` in blocks of ``tpb``: ``(run, sums, problem or None)``.
+def launch_tree(block_tree, x, tpb, ref):
+    """Launch the learner's ``block_tree`` on ``x`` in blocks of ``tpb``: ``(run, sums, problem or None)``; ``ref``
+    gives the sums it should find.
 
     The grader owns both arrays: ``out`` starts as NaN, so a block sum the kernel did not write shows.
     """
@@ -139,7 +105,7 @@ def launch_tree(block_tree, x, tpb):
     if run.atomic_ops():
         return run, sums, (f"{call}: the kernel made {run.atomic_ops()} atomic updates: a block's sum must come from "
                            "its tree of additions in shared memory, written once by thread 0")
-    problem = sums_problem(sums, x, tpb)
+    problem = sums_problem(sums, x, tpb, ref.block_sums(x, tpb))
     if problem:
         return run, sums, f"{call}: {problem}"
     return run, sums, _tree_problem(run, call, tpb)
@@ -162,9 +128,9 @@ def _tree_problem(run, call, tpb):
 
 @part("A: per-block sums by a shared-memory tree", points=3, needs=("block_tree",), timeout_s=KERNEL_TIMEOUT_S,
       kernels=SIGNATURE)
-def check_block_sums(block_tree, rng):
+def check_block_sums(block_tree, rng, ref):
     for n, tpb in _cases(rng):
-        _, _, problem = launch_tree(block_tree, rng.uniform(-1.0, 1.0, n), tpb)
+        _, _, problem = launch_tree(block_tree, rng.uniform(-1.0, 1.0, n), tpb, ref)
         if problem:
             return 0, 3, problem
     return 3, 3, f"a tree, correct on 5 random arrays, most of them not a multiple of the block{_compiled(block_tree)}"
@@ -183,7 +149,7 @@ def _whole(value):
 
 @part("B: barriers one block passes", points=2, needs=("block_tree", "reduction_steps"), timeout_s=KERNEL_TIMEOUT_S,
       kernels=SIGNATURE)
-def check_reduction_steps(block_tree, reduction_steps, rng):
+def check_reduction_steps(block_tree, reduction_steps, rng, ref):
     sizes = list(BLOCKS)
     for tpb in sizes:
         claim = reduction_steps(tpb)
@@ -191,7 +157,7 @@ def check_reduction_steps(block_tree, reduction_steps, rng):
             return 0, 2, f"reduction_steps({tpb}) must be a whole number of barriers >= 1; got {short(claim)}"
         claim = int(claim)
         x = rng.uniform(-1.0, 1.0, int(rng.integers(tpb // 2 + 1, tpb + 1)))
-        run, _, problem = launch_tree(block_tree, x, tpb)
+        run, _, problem = launch_tree(block_tree, x, tpb, ref)
         if problem:
             return 0, 2, f"the barriers of a wrong kernel count for nothing: {problem}"
         steps, levels = run.barrier_count(), log2_ceil(tpb)
@@ -204,8 +170,7 @@ def check_reduction_steps(block_tree, reduction_steps, rng):
     return 2, 2, f"your counts match your kernel's for blocks of {', '.join(map(str, sizes))} threads"
 
 
-def _plan_problem(got, n, tpb):
-    expected = reference_plan(n, tpb)
+def _plan_problem(got, n, tpb, expected):
     if close(got, expected):
         return None
     call = f"reduction_plan({n}, {tpb}): expected {short(expected)}, got {short(got)}"
@@ -222,14 +187,14 @@ def _plan_problem(got, n, tpb):
 
 
 @part("C: launches, additions and levels of a sum", points=2, needs=("reduction_plan",))
-def check_reduction_plan(reduction_plan, rng):
+def check_reduction_plan(reduction_plan, rng, ref):
     cases = []
     for k in range(8):
         tpb = int(rng.choice([32, 64, 128, 256, 512, 1024]))
         n = [tpb**2, int(rng.integers(2, tpb + 1))][k] if k < 2 else int(10 ** rng.uniform(2, 9))
         cases.append((n, tpb))
     for n, tpb in cases:
-        problem = _plan_problem(reduction_plan(n, tpb), n, tpb)
+        problem = _plan_problem(reduction_plan(n, tpb), n, tpb, ref.plan(n, tpb))
         if problem:
             return 0, 2, f"wrong for {problem}"
     return 2, 2, f"correct on {len(cases)} random cases"

@@ -105,12 +105,12 @@ def _value_problem(a, expected, grid, stride):
     return f"some elements were computed twice or skipped: {bad.size} of {n} are wrong ({listing}); {rule}"
 
 
-def _owner_problem(owner, ref, grid, stride):
+def _owner_problem(owner, expected, grid, stride):
     n = owner.size
-    bad = np.flatnonzero(owner != ref)
+    bad = np.flatnonzero(owner != expected)
     if not bad.size:
         return None
-    i, who, want = int(bad[0]), owner[bad[0]], int(ref[bad[0]])
+    i, who, want = int(bad[0]), owner[bad[0]], int(expected[bad[0]])
     if stride == 1 and n > grid and np.array_equal(owner, np.arange(n)):
         return (f"every element was done by its own thread (owner[i] = i): you launched {n} threads or more, not "
                 f"the {grid} asked for; launch exactly kernel[blocks, threads_per_block] and loop")
@@ -119,7 +119,7 @@ def _owner_problem(owner, ref, grid, stride):
         return (f"owner[{bad_one}] = {short(owner[bad_one])} is not a thread of the grid (0..{grid - 1}): write "
                 "owner[i] = cuda.grid(1) wherever you write a[i], and launch exactly "
                 "kernel[blocks, threads_per_block]")
-    used, wanted = np.unique(owner).size, np.unique(ref).size
+    used, wanted = np.unique(owner).size, np.unique(expected).size
     if used < wanted:
         return (f"only {used} threads did any work where {wanted} should: launch exactly "
                 f"kernel[blocks, threads_per_block], {grid} threads in all")
@@ -153,8 +153,8 @@ def triad_problem(got, b, c, scalar, grid, stride=1):
     a, owner, problem = _unpack(got, b.size)
     if problem:
         return problem
-    ref = grid_stride_owner(b.size, grid) if stride == 1 else chunked_owner(b.size, grid, stride)
-    return _value_problem(a, b + scalar * c, grid, stride) or _owner_problem(owner, ref, grid, stride)
+    want = grid_stride_owner(b.size, grid) if stride == 1 else chunked_owner(b.size, grid, stride)
+    return _value_problem(a, b + scalar * c, grid, stride) or _owner_problem(owner, want, grid, stride)
 
 
 def _grid(rng, most_blocks=3):
@@ -181,7 +181,7 @@ def _triad_cases(rng):
 
 @part("A: the triad by a grid-stride loop", points=3, needs=("triad_kernel",), timeout_s=KERNEL_TIMEOUT_S,
       kernels={"triad_kernel": SIGNATURES["triad_kernel"]})
-def check_triad(triad_kernel, rng):
+def check_triad(triad_kernel, rng, ref):
     cases = _triad_cases(rng)
     for n, blocks, tpb in cases:
         b, c, scalar = _inputs(rng, n)
@@ -206,7 +206,7 @@ def _chunk_cases(rng):
 
 @part("B: the same triad, in chunks of stride elements", points=2, needs=("chunked_kernel",),
       timeout_s=KERNEL_TIMEOUT_S, kernels={"chunked_kernel": SIGNATURES["chunked_kernel"]})
-def check_strided_triad(chunked_kernel, rng):
+def check_strided_triad(chunked_kernel, rng, ref):
     cases = _chunk_cases(rng)
     for n, stride, blocks, tpb in cases:
         b, c, scalar = _inputs(rng, n)
@@ -235,7 +235,7 @@ def _sector_hint(got, stride, itemsize):
 
 
 @part("C: sectors one warp's loads touch", points=1, needs=("sectors_per_warp",))
-def check_sectors_per_warp(sectors_per_warp, rng):
+def check_sectors_per_warp(sectors_per_warp, rng, ref):
     cases = [(int(rng.integers(1, 9)), int(rng.choice(ITEMSIZES[1:]))) for _ in range(5)]
     cases += [(int(rng.integers(1, 129)), int(rng.choice(ITEMSIZES))) for _ in range(5)]
     for stride, itemsize in cases:
@@ -263,7 +263,7 @@ def _bytes_hint(got, n, itemsize, stride):
 
 
 @part("D: bytes the chunked triad moves, in sectors", points=2, needs=("triad_bytes",))
-def check_triad_bytes(triad_bytes, rng):
+def check_triad_bytes(triad_bytes, rng, ref):
     cases = [(int(rng.integers(1, 5000)), int(rng.choice([4, 8])), int(rng.integers(2, 17))) for _ in range(6)]
     cases += [(int(rng.integers(1, 5000)), 8, 1), (32 * int(rng.integers(1, 9)) * 4 * 8, 4, 8)]
     for k in rng.permutation(len(cases)):

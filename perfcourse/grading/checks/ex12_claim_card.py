@@ -63,7 +63,7 @@ def _card_problem(got, expected, what):
 
 
 @part("A: the card from two sets of samples", points=3, needs=("make_card",))
-def check_make_card(make_card, rng):
+def check_make_card(make_card, rng, ref):
     rounds = 5
     for k in range(rounds):
         ctx = _context(rng)
@@ -136,7 +136,7 @@ def dishonest_cards(rng):
 
 
 @part("B: does a card's own evidence support it?", points=3, needs=("supported",))
-def check_supported(supported, rng):
+def check_supported(supported, rng, ref):
     cases = [(d, c, True) for d, c in honest_cards(rng)] + [(d, c, False) for d, c in dishonest_cards(rng)]
     for i in rng.permutation(len(cases)):
         what, card, expected = cases[int(i)]
@@ -212,7 +212,7 @@ def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
 
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
       timeout_s=40)
-def check_my_card(my_card, run_per_row, run_batched, rng):
+def check_my_card(my_card, run_per_row, run_batched, rng, ref):
     card = my_card()
     found = cc.problems(card)
     if found:

@@ -59,7 +59,7 @@ def random_profile(rng, n_low=4, n_high=13):
 
 
 @part("A: the critical path of a step", points=3, needs=("critical_path",))
-def check_critical_path(critical_path, rng):
+def check_critical_path(critical_path, rng, ref):
     rounds = 6
     for _ in range(rounds):
         spans, _ = random_profile(rng)
@@ -72,7 +72,7 @@ def check_critical_path(critical_path, rng):
 
 
 @part("B: what bounds a span", points=3, needs=("bound_of",))
-def check_bound_of(bound_of, rng):
+def check_bound_of(bound_of, rng, ref):
     peaks = random_peaks(rng)
     bounds = list(sp.BOUNDS) * 2 + [str(rng.choice(sp.BOUNDS)) for _ in range(2)]
     cases = []
@@ -92,7 +92,7 @@ def _clear_profile(rng):
 
 
 @part("C: the first change and its predicted step time", points=3, needs=("first_change",))
-def check_first_change(first_change, rng):
+def check_first_change(first_change, rng, ref):
     rounds = 6
     for _ in range(rounds):
         spans, peaks = _clear_profile(rng)
