@@ -74,3 +74,34 @@ def test_a_machine_too_busy_to_judge_gives_no_verdict_against_the_card():
 
     points, _, feedback = ex12.check_my_card(lambda: card, noisy, noisy, rng=rng, ref=None)
     assert points == 3 and "too noisy to judge" in feedback, feedback
+
+
+SLEEPS = r'''
+import time
+
+def per_row(X, W):                  # the given version made slower at will: any speedup comes true
+    time.sleep(0.01)
+    return X @ W
+'''
+
+
+@pytest.mark.slow
+def test_a_card_of_redefined_given_functions_is_timed_against_the_courses_own(tmp_path):
+    import nbformat
+
+    from perfcourse.grading.grade import grade
+    from perfcourse.grading.sandbox import bwrap_path
+
+    from .answerkey import SOLUTIONS
+
+    nb = nbformat.read(SOLUTIONS / "12_claim_card.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(SLEEPS))
+    nbformat.write(nb, tmp_path / "12_claim_card.ipynb")
+    unsafe = bwrap_path() is None
+    (sub,) = grade([tmp_path / "12_claim_card.ipynb"], progress=False, seed=4, unsafe=unsafe)["submissions"]
+    part_c = sub["parts"][2]
+    assert part_c["points"] == 0, part_c
+    assert "the grader timed run_per_row and run_batched itself" in part_c["feedback"], part_c
+    claimed = float(part_c["feedback"].split("claims ")[1].split("x")[0])
+    measured = float(part_c["feedback"].split("measured ")[1].split("x")[0])
+    assert claimed > 20 and measured < claimed / 4, part_c     # the card saw the sleep, the grader did not

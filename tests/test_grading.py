@@ -302,3 +302,12 @@ def test_autograde_workflow_installs_and_grades_with_a_pass_mark():
     runs = [step.get("run", "") for step in workflow["jobs"]["grade"]["steps"]]
     assert any("pip install" in r for r in runs)
     assert any(r.startswith("perfcourse grade exercises/") and "--fail-under" in r for r in runs)
+
+
+def test_given_functions_must_be_plain_needs():
+    from perfcourse.grading.checks import part
+
+    for bad in ("run", ("nope",), ("k",)):
+        with pytest.raises(ValueError, match="given must be a tuple of some of needs"):
+            part("X", points=1, needs=("run", "k"), kernels={"k": "void()"}, given=bad)
+    assert [p.given for p in parts("ex12")][2] == ("run_per_row", "run_batched")

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._check import positive_int, real
 from ..units import format_bytes
 from .checks import PART_TIMEOUT_S, exercises, part_rng, parts, score_part
 from .checks._answers import Answers
+from .given import given_cells, notebook_of, notebook_text
 from .kernel import ENDED, Kernel, KernelLost
 from .kernelprobe import Probes
 
@@ -68,6 +69,7 @@ class _Job:
     compile: bool = True              # kernel parts: compile each kernel for a GPU before the grader launches it
     answers: object = None            # the grader's references for the exercise (checks._answers.Answers)
     probes: object = None             # the grader's launches of the notebook's kernels (kernelprobe.Probes)
+    given: object = None              # a kernel running the course's own given functions (grading.given)
 
 
 def _problem(report, job):
@@ -150,6 +152,27 @@ def _kernel_launchers(job, spec, deadline):
     return {name: job.probes.launcher(name, deadline) for name, _ in spec.kernels}
 
 
+def _given_functions(job, spec, deadline):
+    """The course's own definitions of ``spec``'s given functions, called in a kernel no submission runs in."""
+    if job.given is None:
+        import nbformat
+
+        path = notebook_of(job.answers.folder.parent, job.exercise)
+        names = sorted({n for p in parts(job.exercise) for n in p.given})
+        sources = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        cells = given_cells(sources, names, where=path.name)
+        course = replace(job, name=path.name, text=notebook_text(cells), cells=cells, names=names,
+                                     probes=None, given=None)
+        kernel, failures, fatal, defined = _run_notebook(course)
+        if fatal or failures or set(names) - defined:
+            if kernel is not None:
+                kernel.kill()
+            why = fatal or (failures[0].describe() if failures else f"it defined only {sorted(defined)}")
+            raise RuntimeError(f"the course's own {', '.join(names)} (from {path.name}) would not run: {why}")
+        job.given = kernel
+    return {name: _proxy(job.given, name, deadline) for name in spec.given}
+
+
 def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
     results = []
     try:
@@ -157,6 +180,8 @@ def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
     finally:
         if job.probes is not None:
             job.probes.kill()
+        if job.given is not None:
+            job.given.kill()
     return results, kernel
 
 
@@ -176,6 +201,8 @@ def _score_each(job, exercise, kernel, defined, seed, part_timeout, results):
             functions = {n: _proxy(kernel, n, deadline) for n in defined}
             if spec.kernels:
                 functions.update(_kernel_launchers(job, spec, deadline))
+            if spec.given:
+                functions.update(_given_functions(job, spec, deadline))
             points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
                                           ref=job.answers, limit=contextlib.nullcontext())
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})

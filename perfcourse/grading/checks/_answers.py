@@ -64,7 +64,8 @@ class Answers:
 
     def __init__(self, exercise, folder=None):
         self.exercise = str(exercise)
-        self.path = references_folder(folder) / f"{self.exercise}.py"
+        self.folder = references_folder(folder)
+        self.path = self.folder / f"{self.exercise}.py"
         self._module = None
         if self.path.is_file():
             spec = importlib.util.spec_from_file_location(f"_perfcourse_references_{self.exercise}", self.path)

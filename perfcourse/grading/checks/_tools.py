@@ -28,15 +28,18 @@ class Part:
     check: object
     timeout_s: float | None = None
     kernels: tuple = ()          # ((name, numba signature), ...): needs that are kernels the grader launches
+    given: tuple = ()            # needs the exercise defines: the grader takes the course's own, not the learner's
 
 
-def part(title, *, points, needs, timeout_s=None, kernels=None):
+def part(title, *, points, needs, timeout_s=None, kernels=None, given=()):
     """Mark a check function as a graded part worth ``points`` that needs ``needs``.
 
     ``timeout_s``: the time this part may take when it needs more than the grader's usual
     per-part limit (simulated kernels are slow). ``kernels``: ``{name: signature}`` for the
     needs that are ``@cuda.jit`` kernels: the check gets a launcher for each
     (:mod:`perfcourse.grading.checks._kernels`), compiled with that numba signature first.
+    ``given``: the needs that the exercise itself defines for the learner to use; the grader calls
+    the course's own definitions (:mod:`perfcourse.grading.given`), never the submission's.
 
     Examples
     --------
@@ -53,12 +56,14 @@ def part(title, *, points, needs, timeout_s=None, kernels=None):
     if timeout_s is not None and (not isinstance(timeout_s, numbers.Real) or timeout_s <= 0):
         raise ValueError(f"timeout_s must be None or a number of seconds > 0; got {timeout_s!r}")
     kernels = dict(kernels or {})
+    if isinstance(given, str) or not set(given) <= set(needs) or set(given) & set(kernels):
+        raise ValueError(f"given must be a tuple of some of needs {needs!r} that are not kernels; got {given!r}")
     if not set(kernels) <= set(needs) or not all(isinstance(s, str) for s in kernels.values()):
         raise ValueError(f"kernels must map some of needs {needs!r} to numba signatures; got {kernels!r}")
 
     def register(func):
         func.part = Part(title, float(points), tuple(needs), func, None if timeout_s is None else float(timeout_s),
-                         tuple(kernels.items()))
+                         tuple(kernels.items()), tuple(given))
         return func
 
     return register

@@ -211,7 +211,7 @@ def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
 
 
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
-      timeout_s=40)
+      timeout_s=40, given=("run_per_row", "run_batched"))
 def check_my_card(my_card, run_per_row, run_batched, rng, ref):
     card = my_card()
     found = cc.problems(card)
