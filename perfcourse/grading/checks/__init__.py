@@ -158,11 +158,12 @@ def part_rng(seed, index):
     return np.random.default_rng([positive_int("seed", seed, low=0), positive_int("index", index, low=0)])
 
 
-def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S, ref=None):
+def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S, ref=None, only=None):
     """Score every part of ``exercise`` against ``namespace``; a list of result dicts.
 
     Each dict has ``part``, ``points``, ``max_points`` and ``feedback``. ``ref``: where the answers
     come from (default: the grader's references in the course checkout, :class:`._answers.Answers`).
+    ``only``: a part's letter (``"B"``) to score that part alone.
 
     Examples
     --------
@@ -175,9 +176,14 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S, r
         raise TypeError(f"namespace must be a mapping such as globals(); got {type(namespace).__name__}")
     seed = positive_int("seed", seed, low=0)
     part_timeout = real("part_timeout", part_timeout, low=0, low_open=True)
+    letters = [p.title.split(":", 1)[0] for p in parts(exercise)]
+    if only is not None:
+        choice("part", only, tuple(letters))
     ref = Answers(exercise) if ref is None else ref
     results = []
     for index, p in enumerate(parts(exercise)):
+        if only is not None and letters[index] != only:
+            continue
         timeout = max(part_timeout, p.timeout_s or 0.0)
         functions = namespace
         if p.kernels:
@@ -190,18 +196,20 @@ def grade_namespace(exercise, namespace, *, seed, part_timeout=PART_TIMEOUT_S, r
     return results
 
 
-def self_check(exercise, namespace):
+def self_check(exercise, namespace, part=None):
     """Print what the grader would say of this notebook's functions, on the stored cases.
 
-    Call it as ``self_check("ex01", globals())`` at the end of an exercise notebook. The inputs are
-    those of one fixed seed and the answers are stored results (the package carries no reference
-    code); the grader draws fresh inputs, so code that only fits these cases still scores 0 there.
-    Returns nothing.
+    Call it as ``self_check("ex01", globals())`` at the end of an exercise notebook, or with
+    ``part="B"`` under that part's function for its verdict alone (the grader's own message: which
+    input, what was expected, which kernel line). The inputs are those of one fixed seed and the
+    answers are stored results (the package carries no reference code); the grader draws fresh
+    inputs, so code that only fits these cases still scores 0 there. Returns nothing.
     """
     seed, _, replay = load_cases(exercise)
-    results = grade_namespace(exercise, namespace, seed=seed, ref=replay)
+    results = grade_namespace(exercise, namespace, seed=seed, ref=replay, only=part)
     for r in results:
         print(f"{r['part']:<48} {r['points']:g}/{r['max_points']:g}  {r['feedback']}")
-    got = sum(r["points"] for r in results)
-    total = sum(r["max_points"] for r in results)
-    print(f"{'total':<48} {got:g}/{total:g}")
+    if part is None:
+        got = sum(r["points"] for r in results)
+        total = sum(r["max_points"] for r in results)
+        print(f"{'total':<48} {got:g}/{total:g}")
