@@ -36,10 +36,15 @@ def _cells(path):
 
 
 def _strip_magics(source):
+    """``source`` with each IPython magic or shell line (``%...``, ``!...``) made a ``pass`` at its indentation.
+
+    A blank line is kept as it is: it is not a magic, and a ``pass`` in column 0 would end the block around it.
+    """
     lines = []
     for line in source.splitlines():
         bare = line.lstrip()
-        lines.append(line[: len(line) - len(bare)] + "pass  # skipped: " + bare if bare[:1] in "%!" else line)
+        magic = bare[:1] in ("%", "!")
+        lines.append(line[: len(line) - len(bare)] + "pass  # skipped: " + bare if magic else line)
     return "\n".join(lines)
 
 

@@ -63,3 +63,21 @@ def test_runner_respects_the_budget(tmp_path):
 def test_gpu_run_script_is_valid_bash():
     proc = subprocess.run(["bash", "-n", str(ROOT / "scripts" / "gpu_run.sh")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_runner_keeps_blank_lines_inside_a_block(tmp_path):
+    nb = _notebook(tmp_path / "blank.ipynb", [
+        "def f():\n    x = 1\n\n    %time y = 2\n    return x\n\nprint('f gives', f())",
+    ])
+    proc = _run(tmp_path / "out", nb)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "f gives 1" in (tmp_path / "out" / "blank.txt").read_text(), proc.stdout
+
+
+def test_records_have_a_home_without_platformdirs(monkeypatch, tmp_path):
+    from perfcourse.teach import predictions
+
+    monkeypatch.delenv(predictions.ENV_HOME, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "platformdirs", None)          # import platformdirs raises ImportError
+    assert predictions.home() == tmp_path / "perfcourse"

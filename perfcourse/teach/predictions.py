@@ -57,8 +57,10 @@ def home():
         if folder.exists() and not folder.is_dir():
             raise ValueError(f"{ENV_HOME} must name a folder (where your records are kept); {chosen!r} is a file")
         return folder
-    import platformdirs
-
+    try:
+        import platformdirs
+    except ImportError:          # a Python with only the scientific stack (a GPU machine's image): XDG's default
+        return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "perfcourse"
     return platformdirs.user_data_path("perfcourse", appauthor=False)
 
 
