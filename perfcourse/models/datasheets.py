@@ -48,6 +48,7 @@ class Datasheet:
     l2_bytes: int
     memory_bytes: float
     source: str
+    compute_capability: tuple[int, int] | None = None
     match: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
 
@@ -78,7 +79,8 @@ def table():
     text = resources.files(__package__).joinpath("data", "datasheets.json").read_text(encoding="utf-8")
     rows = []
     for row in json.loads(text)["devices"]:
-        row = dict(row, match=tuple(row["match"]), exclude=tuple(row["exclude"]))
+        row = dict(row, match=tuple(row["match"]), exclude=tuple(row["exclude"]),
+                   compute_capability=tuple(row["compute_capability"]) if row.get("compute_capability") else None)
         rows.append(Datasheet(**row))
     return tuple(rows)
 
