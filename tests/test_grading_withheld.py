@@ -18,7 +18,7 @@ import pytest
 import perfcourse
 from perfcourse.grading.grade import grade
 from perfcourse.grading.sandbox import Sandbox, bwrap_path, kill
-from perfcourse.grading.withheld import WITHHELD, message, withhold
+from perfcourse.grading.withheld import WITHHELD, message, with_helpers, withhold
 
 ROOT = Path(__file__).resolve().parent.parent
 UNSAFE = bwrap_path() is None and os.environ.get("PERFCOURSE_REQUIRE_BWRAP") != "1"
@@ -137,3 +137,25 @@ def test_rebuilding_a_part_from_the_packages_other_models_scores_nothing(tmp_pat
     sub = _graded_with(tmp_path, "13_read_a_profile.ipynb", SHORTCUT_13)
     assert [p["points"] for p in sub["parts"]] == [0, 0, 0], sub["parts"]
     assert all("is withheld while exercise 13 is graded" in p["feedback"] for p in sub["parts"]), sub["parts"]
+
+
+# the private helper behind warp_sectors and triad_sector_bytes holds their whole sector count
+SHORTCUT_11 = r'''
+from perfcourse.models.counts import _request_sectors
+def sectors_per_warp(stride, itemsize):
+    return _request_sectors(np.zeros(32, dtype=np.int64), np.arange(32, dtype=np.int64) * stride, itemsize)
+def triad_bytes(n, itemsize, stride):
+    i = np.arange(n, dtype=np.int64)
+    return 3 * 32 * _request_sectors((i // stride // 32) * stride + i % stride, i, itemsize)
+'''
+
+
+def test_a_private_helper_only_withheld_functions_use_is_withheld_too(tmp_path):
+    source = (Path(perfcourse.__file__).parent / "models" / "counts.py").read_text(encoding="utf-8")
+    assert "_request_sectors" in with_helpers(source, WITHHELD["ex11"]["models/counts.py"])
+    assert "_power_of_two" not in with_helpers(source, WITHHELD["ex11"]["models/counts.py"])   # others use it
+    if UNSAFE:
+        pytest.skip("withholding needs the sandbox's own copy of the package")
+    sub = _graded_with(tmp_path, "11_grid_stride.ipynb", SHORTCUT_11)
+    assert [p["points"] for p in sub["parts"]][2:] == [0, 0], sub["parts"]
+    assert all("_request_sectors is withheld while exercise 11" in p["feedback"] for p in sub["parts"][2:])

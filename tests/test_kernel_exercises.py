@@ -402,3 +402,42 @@ def test_one_graded_run_takes_well_under_a_minute(exercise):
     (sub,) = book["submissions"]
     assert sub["points"] == sub["max_points"] == 7, sub
     assert took < 60, f"grading {exercise} took {took:.1f} s"
+
+
+CHAIN_TREE = """
+@cuda.jit
+def block_tree(x, out):
+    level = cuda.shared.array(MAX_THREADS, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + t
+    level[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    for k in range(1, cuda.blockDim.x):
+        if t == k:
+            level[t] += level[t - 1]
+        cuda.syncthreads()
+    if t == 0:
+        out[cuda.blockIdx.x] = level[cuda.blockDim.x - 1]
+"""
+
+
+def test_a_chain_of_additions_one_per_barrier_is_not_a_tree():
+    # each thread reads 3 elements, as in a tree, but the block passes T barriers: span T, not log2 T
+    points, feedback = score("ex09", "A:", CHAIN_TREE)
+    assert points == 0 and "a chain of additions" in feedback and "not a tree" in feedback, feedback
+
+
+def _chain_scan(name, guarded):
+    load = "x[t] if t < x.size else 0.0" if guarded else "x[t]"
+    store = "    if t < x.size:\n        out[t] = s[t]\n" if guarded else "    out[t] = s[t]\n"
+    return (f"@cuda.jit\ndef {name}(x, out):\n    s = cuda.shared.array(MAX_N, dtype=np.float64)\n"
+            f"    t = cuda.threadIdx.x\n    s[t] = {load}\n    cuda.syncthreads()\n"
+            "    for k in range(1, cuda.blockDim.x):\n        if t == k:\n            s[t] += s[t - 1]\n"
+            f"        cuda.syncthreads()\n{store}")
+
+
+@pytest.mark.parametrize("part, name, guarded", [("A:", "hillis_steele_kernel", False),
+                                                 ("B:", "blelloch_kernel", True)])
+def test_a_chain_of_additions_is_neither_scan(part, name, guarded):
+    points, feedback = score("ex10", part, _chain_scan(name, guarded))
+    assert points == 0 and "a chain of additions" in feedback and "linear in n" in feedback, feedback

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-__all__ = ["WITHHELD", "withhold", "message"]
+__all__ = ["WITHHELD", "withhold", "with_helpers", "message"]
 
 # exercise -> {module below perfcourse/: [function, or Class.method, ...]}
 WITHHELD = {
@@ -76,12 +76,50 @@ def _replace(source, names, exercise, module):
     return "".join(lines)
 
 
+def _uses(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def with_helpers(source, names):
+    r"""``names`` and the module's private functions (``_name``) that only they use, directly or through each other.
+
+    A private helper can hold the whole of what a withheld function computes (``_request_sectors``
+    behind ``warp_sectors``), so it goes with them; one that other functions use stays.
+
+    Examples
+    --------
+    >>> code = "def _core(x):\n    return 2 * x\ndef _shared(x):\n    return x\n"
+    >>> code += "def answer(x):\n    return _core(_shared(x))\ndef other(x):\n    return _shared(x)\n"
+    >>> with_helpers(code, ["answer"])
+    ['answer', '_core']
+    """
+    tree = ast.parse(source)
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    chosen = list(names)
+    while True:
+        gone = {name.rpartition(".")[2] for name in chosen}
+        kept = [node for name, node in functions.items() if name not in gone]
+        kept_uses = set().union(*(_uses(node) for node in kept)) if kept else set()
+        kept_uses |= set().union(*(_uses(n) for n in tree.body if not isinstance(n, (ast.FunctionDef,
+                                                                                   ast.AsyncFunctionDef,
+                                                                                   ast.ClassDef))))
+        used = set().union(*(_uses(functions[n]) for n in gone if n in functions))
+        more = sorted(n for n in used if n.startswith("_") and n in functions and n not in gone and n not in kept_uses)
+        if not more:
+            return chosen
+        chosen += more
+
+
 def withhold(package, exercise):
-    """Withhold ``exercise``'s functions in the package copy at ``package`` (a folder); the modules changed."""
+    """Withhold ``exercise``'s functions in the package copy at ``package`` (a folder); the modules changed.
+
+    Each module also loses the private helpers only those functions use (:func:`with_helpers`).
+    """
     changed = []
     for module, names in WITHHELD.get(exercise, {}).items():
         path = Path(package) / module
-        path.write_text(_replace(path.read_text(encoding="utf-8"), names, exercise, module), encoding="utf-8")
+        source = path.read_text(encoding="utf-8")
+        path.write_text(_replace(source, with_helpers(source, names), exercise, module), encoding="utf-8")
         for cached in (path.parent / "__pycache__").glob(path.stem + ".*.pyc"):
             cached.unlink()
         changed.append(module)
