@@ -25,6 +25,14 @@ def _card(base, new):
     return cc.make_card(base, new, "dense layer X[b, d] @ W[d, d]", 64, (64, 512), "float32", "p50")
 
 
+def _measuring(card):
+    """A my_card that takes as long as its samples add up to, as one that measures them does."""
+    def my_card():
+        _busy(sum(card["baseline_s"]) + sum(card["candidate_s"]))(1)
+        return card
+    return my_card
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(10, 200), st.floats(1e-6, 1.0), st.floats(0.01, 0.5), st.integers(0, 2**32 - 1))
 def test_measured_samples_pass_and_typed_in_ones_are_named(n, typical, sigma, seed):
@@ -47,7 +55,7 @@ def test_a_card_must_claim_what_the_machine_shows(claimed, passes):
     rng = np.random.default_rng(1)
     base = (2e-3 * rng.lognormal(0, 0.03, 40)).tolist()
     card = _card(base, [t / claimed for t in base])
-    points, _, feedback = ex12.check_my_card(lambda: card, _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
+    points, _, feedback = ex12.check_my_card(_measuring(card), _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
     assert (points == 3) == passes, feedback
     if not passes:
         assert f"claims {claimed:.3g}x" in feedback and "the grader timed run_per_row and run_batched" in feedback
@@ -63,6 +71,21 @@ def test_constant_samples_are_refused_before_any_timing():
     assert points == 0 and "a measurement is never constant" in feedback
 
 
+def test_samples_typed_in_without_measuring_are_refused():
+    rng = np.random.default_rng(3)
+    base = (2e-3 * rng.lognormal(0, 0.05, 40)).tolist()            # lognormal, as a real measurement scatters
+    card = _card(base, [t / 3 for t in base])
+
+    def never(times):
+        raise AssertionError("timed a card that was refused already")
+
+    points, _, feedback = ex12.check_my_card(lambda: card, never, never, rng=rng, ref=None)
+    assert points == 0 and "were not measured when it ran" in feedback, feedback
+    assert f"add up to {sum(base) * 4 / 3:.3g} s" in feedback
+    points, _, feedback = ex12.check_my_card(_measuring(card), _busy(2e-3), _busy(6.7e-4), rng=rng, ref=None)
+    assert points == 3, feedback
+
+
 def test_a_machine_too_busy_to_judge_gives_no_verdict_against_the_card():
     rng = np.random.default_rng(2)
     base = (2e-3 * rng.lognormal(0, 0.03, 40)).tolist()
@@ -72,7 +95,7 @@ def test_a_machine_too_busy_to_judge_gives_no_verdict_against_the_card():
     def noisy(times):
         _busy(float(next(jitter)))(times)
 
-    points, _, feedback = ex12.check_my_card(lambda: card, noisy, noisy, rng=rng, ref=None)
+    points, _, feedback = ex12.check_my_card(_measuring(card), noisy, noisy, rng=rng, ref=None)
     assert points == 3 and "too noisy to judge" in feedback, feedback
 
 
@@ -85,8 +108,8 @@ def per_row(X, W):                  # the given version made slower at will: any
 '''
 
 
-@pytest.mark.slow
-def test_a_card_of_redefined_given_functions_is_timed_against_the_courses_own(tmp_path):
+def _graded_12(tmp_path, cell):
+    """The gradebook record of exercise 12's solution with ``cell`` appended (contained where bubblewrap is)."""
     import nbformat
 
     from perfcourse.grading.grade import grade
@@ -95,13 +118,60 @@ def test_a_card_of_redefined_given_functions_is_timed_against_the_courses_own(tm
     from .answerkey import SOLUTIONS
 
     nb = nbformat.read(SOLUTIONS / "12_claim_card.ipynb", as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(SLEEPS))
+    nb.cells.append(nbformat.v4.new_code_cell(cell))
     nbformat.write(nb, tmp_path / "12_claim_card.ipynb")
     unsafe = bwrap_path() is None
     (sub,) = grade([tmp_path / "12_claim_card.ipynb"], progress=False, seed=4, unsafe=unsafe)["submissions"]
+    return sub
+
+
+@pytest.mark.slow
+def test_a_card_of_redefined_given_functions_is_timed_against_the_courses_own(tmp_path):
+    sub = _graded_12(tmp_path, SLEEPS)
     part_c = sub["parts"][2]
     assert part_c["points"] == 0, part_c
     assert "the grader timed run_per_row and run_batched itself" in part_c["feedback"], part_c
     claimed = float(part_c["feedback"].split("claims ")[1].split("x")[0])
     measured = float(part_c["feedback"].split("measured ")[1].split("x")[0])
     assert claimed > 20 and measured < claimed / 4, part_c     # the card saw the sleep, the grader did not
+
+
+NOISE = r'''
+import threading, time
+
+_on = [False]
+
+def _switch():                       # load that comes and goes: the grader's own timing turns "too noisy"
+    r = np.random.default_rng(1)
+    while True:
+        _on[0] = not _on[0]
+        time.sleep(float(r.uniform(0.01, 0.25)))
+
+def _burn():
+    a = np.ones((300, 300))
+    while True:
+        if _on[0]:
+            a @ a
+        else:
+            time.sleep(0.002)
+
+def my_card():                       # a made-up 200x, as long in coming as its samples add up to
+    threading.Thread(target=_switch, daemon=True).start()
+    for _ in range(10):
+        threading.Thread(target=_burn, daemon=True).start()
+    rng = np.random.default_rng(7)
+    base = [float(v) for v in 2e-2 * rng.lognormal(0, 0.05, 40)]
+    cand = [float(v) for v in 1e-4 * rng.lognormal(0, 0.05, 40)]
+    time.sleep(sum(base) + sum(cand))
+    return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
+'''
+
+
+@pytest.mark.slow
+def test_threads_left_running_by_the_learner_are_stopped_while_the_grader_times(tmp_path):
+    sub = _graded_12(tmp_path, NOISE)
+    part_c = sub["parts"][2]
+    assert part_c["points"] == 0 and "too noisy" not in part_c["feedback"], part_c
+    claimed = float(part_c["feedback"].split("claims ")[1].split("x")[0])
+    low, high = (float(v) for v in part_c["feedback"].split("spread ")[1].split("x)")[0].split("x to "))
+    assert claimed > 100 and high < ex12.NOISY_SPREAD * low, part_c    # the grader's own timing stayed quiet

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from . import wire
 from .checks import CallFailed, PartTimeout
-from .sandbox import kill
+from .sandbox import kill, pause
 
 __all__ = ["MAX_MESSAGE_BYTES", "START_TIMEOUT_S", "ENDED", "KernelLost", "KernelStartError", "CellReport",
            "Kernel"]
@@ -70,6 +70,7 @@ class Kernel:
         self.proc = sandbox.spawn(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **sized)
         sandbox.track(self)
         self._buf, self._ids, self.alive = bytearray(), itertools.count(1), True
+        self.stopped = False          # stopped by pause(): the grader times something else meanwhile
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(stream.fileno(), False)
         try:
@@ -206,6 +207,11 @@ class Kernel:
         except wire.WireError as err:
             raise CallFailed(f"returned a value the grader cannot read ({err})") from None
         return value
+
+    def pause(self, stop=True):
+        """Stop (or, with ``stop=False``, continue) every process of the kernel."""
+        if self.alive:
+            pause(self.proc, stop=stop)
 
     def kill(self):
         """Kill the kernel and everything in its sandbox; wait until it is gone."""

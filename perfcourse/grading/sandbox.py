@@ -275,6 +275,20 @@ class Sandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def pause(proc, *, stop=True):
+    """Stop (``stop``) or continue every process of a kernel: its threads run no more until continued.
+
+    The grader stops a learner's kernel while it times the course's own functions in another
+    kernel, so threads the learner left running cannot load the machine under that timing.
+    """
+    sig = signal.SIGSTOP if stop else signal.SIGCONT
+    for pid in [proc.pid, *descendants(proc.pid)]:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill(proc):
     """Kill a kernel and everything it started; wait for it; remove its cgroups.
 

@@ -152,8 +152,11 @@ def _kernel_launchers(job, spec, deadline):
     return {name: job.probes.launcher(name, deadline) for name, _ in spec.kernels}
 
 
-def _given_functions(job, spec, deadline):
-    """The course's own definitions of ``spec``'s given functions, called in a kernel no submission runs in."""
+def _given_functions(job, spec, deadline, learner):
+    """The course's own definitions of ``spec``'s given functions, called in a kernel no submission runs in.
+
+    While one runs, the ``learner``'s kernel is stopped: nothing it left running shares the machine.
+    """
     if job.given is None:
         import nbformat
 
@@ -170,7 +173,23 @@ def _given_functions(job, spec, deadline):
             why = fatal or (failures[0].describe() if failures else f"it defined only {sorted(defined)}")
             raise RuntimeError(f"the course's own {', '.join(names)} (from {path.name}) would not run: {why}")
         job.given = kernel
-    return {name: _proxy(job.given, name, deadline) for name in spec.given}
+    return {name: _in_turn(_proxy(job.given, name, deadline), learner, stopped=True) for name in spec.given}
+
+
+def _in_turn(call, kernel, *, stopped):
+    """``call`` with the learner's ``kernel`` stopped (``stopped``) or running while it runs.
+
+    The kernel's state changes only when the calls switch sides, so a run of timed calls to the
+    course's functions pays for no signals between them.
+    """
+    def run(*args):
+        if kernel.stopped != stopped:
+            kernel.pause(stop=stopped)
+            kernel.stopped = stopped
+        return call(*args)
+
+    run.__name__ = run.__qualname__ = call.__name__
+    return run
 
 
 def _score_parts(job, exercise, kernel, defined, seed, part_timeout):
@@ -202,9 +221,15 @@ def _score_each(job, exercise, kernel, defined, seed, part_timeout, results):
             if spec.kernels:
                 functions.update(_kernel_launchers(job, spec, deadline))
             if spec.given:
-                functions.update(_given_functions(job, spec, deadline))
-            points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
-                                          ref=job.answers, limit=contextlib.nullcontext())
+                functions = {n: _in_turn(f, kernel, stopped=False) for n, f in functions.items()}
+                functions.update(_given_functions(job, spec, deadline, kernel))
+            try:
+                points, feedback = score_part(spec, functions, part_rng(seed, index), part_timeout=timeout,
+                                              ref=job.answers, limit=contextlib.nullcontext())
+            finally:
+                if kernel.stopped:
+                    kernel.pause(stop=False)
+                    kernel.stopped = False
         results.append({"part": spec.title, "points": points, "max_points": spec.points, "feedback": feedback})
     return kernel
 

@@ -188,6 +188,7 @@ ROUNDS = 12                 # the grader's own samples of each version, taken in
 CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
 NOISY_SPREAD = 3.0          # a spread wider than this ratio judges nothing ("too noisy to judge")
 DRIFT = 2.0                 # the card may differ this much beyond the grader's spread: the load changes
+MEASURED_SHARE = 0.9        # my_card() must take at least this share of the time its samples add up to
 
 
 def _seconds(run, times):
@@ -213,7 +214,9 @@ def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
       timeout_s=40, given=("run_per_row", "run_batched"))
 def check_my_card(my_card, run_per_row, run_batched, rng, ref):
+    started = time.perf_counter()
     card = my_card()
+    took = time.perf_counter() - started
     found = cc.problems(card)
     if found:
         return 0, 3, f"your card is refused: {found[0]}"
@@ -221,6 +224,11 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         why = made_up(card[side])
         if why:
             return 0, 3, f"your card is refused: {side} cannot be a measurement: {why}"
+    timed = float(sum(card["baseline_s"]) + sum(card["candidate_s"]))
+    if took < MEASURED_SHARE * timed:
+        return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() "
+                      f"returned after {took:.3g} s, so they were not measured when it ran: my_card() must time "
+                      "both versions itself, each time it is called")
     speedup, (low, high) = grader_speedup(run_per_row, run_batched)
     claimed = float(card["speedup"])
     if high > NOISY_SPREAD * low:       # the machine is too busy for the grader's timing to judge anything
