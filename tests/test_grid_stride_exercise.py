@@ -234,3 +234,21 @@ def test_grading_the_solution_takes_well_under_a_minute():
     (sub,) = book["submissions"]
     assert sub["points"] == sub["max_points"] == 8, sub
     assert took < 60, f"grading exercise 11 took {took:.1f} s"
+
+
+WALKER = """
+@cuda.jit
+def triad_kernel(a, b, c, scalar, owner):
+    t = cuda.grid(1)
+    g = cuda.gridsize(1)
+    for i in range(a.size):              # every thread walks all n elements to find its own
+        if i % g == t:
+            a[i] = b[i] + scalar * c[i]
+            owner[i] = t
+"""
+
+
+def test_a_thread_that_walks_the_whole_array_is_not_a_grid_stride_loop():
+    # the same owners as a grid-stride loop, and the same reads: only the lines each thread ran tell them apart
+    points, feedback = score_kernel("ex11", "A:", WALKER)
+    assert points == 0 and "walks the whole array" in feedback and "lines of the kernel" in feedback, feedback

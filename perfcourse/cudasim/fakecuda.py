@@ -155,9 +155,10 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
     Arrays in ``args`` are copied; the result holds their contents after the launch
     (``arrays``, in order), and for each array, who wrote each element (``writers``: the
     global thread index, -1 for none, -2 for several threads) and how many atomic updates it
-    took (``atomics``). ``barriers`` and ``reads`` list, per block, each thread's barrier
-    count and element reads. ``race``, ``unwritten``, ``mismatch`` and ``fault`` describe the
-    first of each (or are None); ``timeout`` says the launch did not finish.
+    took (``atomics``). ``barriers``, ``reads`` and ``steps`` list, per block, each thread's
+    barrier count, element reads and the lines of the kernel it executed. ``race``, ``unwritten``,
+    ``mismatch`` and ``fault`` describe the first of each (or are None); ``timeout`` says the
+    launch did not finish.
     """
     launch = Launch(grid, block, time.monotonic() + float(timeout_s))
     names = _arg_names(kernel.py_func, len(args))
@@ -180,8 +181,8 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
         cuda.launch = None
     return {"arrays": [m._data for m in arrays], "writers": [m._track.writers for m in arrays],
             "atomics": [m._track.atomics for m in arrays],
-            "barriers": launch.barriers, "reads": launch.reads, "race": launch.race, "unwritten": launch.unwritten,
-            "mismatch": launch.mismatch, "fault": launch.fault_at, "timeout": timeout,
+            "barriers": launch.barriers, "reads": launch.reads, "steps": launch.steps, "race": launch.race,
+            "unwritten": launch.unwritten, "mismatch": launch.mismatch, "fault": launch.fault_at, "timeout": timeout,
             "threads_per_block": launch.threads_per_block, "atomic_ops": launch.atomic_ops}
 
 

@@ -8,6 +8,7 @@ interval (its *epoch*) advances. A run is the same every time, and the bookkeepi
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -56,6 +57,7 @@ class _Thread(threading.Thread):
         self.gid = self.block_no * launch.threads_per_block + self.tid
         self.go, self.parked = threading.Event(), threading.Event()
         self.state, self.epoch, self.sites, self.reads, self.error = "run", 0, [], 0, None
+        self.steps = 0                # lines of the kernel this thread executed: its own work, whatever it touched
 
     @property
     def stamp(self):
@@ -67,13 +69,25 @@ class _Thread(threading.Thread):
         try:
             if self.launch.aborted:
                 raise _Abort
-            self.func(*self.args)
+            sys.settrace(self._trace)
+            try:
+                self.func(*self.args)
+            finally:
+                sys.settrace(None)
         except _Abort:
             pass
         except BaseException as err:  # noqa: BLE001 - whatever the kernel raised is its fault, reported
             self.error = (err, _traceback_line(err))
         self.state = "done"
         self.parked.set()
+
+    def _trace(self, frame, event, arg):
+        return self._count if frame.f_code.co_filename == KERNEL_FILE else None
+
+    def _count(self, frame, event, arg):
+        if event == "line":
+            self.steps += 1
+        return self._count
 
     def barrier(self, site):
         self.sites.append(site)
@@ -109,7 +123,7 @@ class Launch:
         self.deadline, self.aborted = deadline, False
         self.race = self.unwritten = self.fault_at = None
         self.shared, self.block_state = {}, None
-        self.barriers, self.reads, self.mismatch, self.atomic_ops = [], [], None, 0
+        self.barriers, self.reads, self.steps, self.mismatch, self.atomic_ops = [], [], [], None, 0
 
     # --- what threads do --------------------------------------------------------------------
 
@@ -219,6 +233,7 @@ class Launch:
         counts = [len(t.sites) for t in threads]
         self.barriers.append(counts)
         self.reads.append([t.reads for t in threads])
+        self.steps.append([t.steps for t in threads])
         if self.mismatch is None:
             first = threads[0]
             for other in threads[1:]:

@@ -55,6 +55,7 @@ class Run:
         self.atomics = [np.asarray(a) for a in record["atomics"]]
         self.barriers = [list(b) for b in record["barriers"]]
         self.reads = [list(r) for r in record["reads"]]
+        self.steps = [list(s) for s in record.get("steps", [])]
 
     def _at(self, line):
         where = self.module.where(line) if line else ""
@@ -116,6 +117,14 @@ class Run:
         best = (0, 0, 0)
         for block, reads in enumerate(self.reads):
             for thread, count in enumerate(reads):
+                best = max(best, (int(count), block, thread), key=lambda b: b[0])
+        return best
+
+    def most_steps(self):
+        """``(steps, block, thread)`` of the thread that executed the most lines of the kernel: its own work."""
+        best = (0, 0, 0)
+        for block, steps in enumerate(self.steps):
+            for thread, count in enumerate(steps):
                 best = max(best, (int(count), block, thread), key=lambda b: b[0])
         return best
 

@@ -66,7 +66,26 @@ def launch_triad(kernel, name, blocks, tpb, b, c, scalar, *extra):
         i = int(wrong[0])
         return None, (f"{call}: owner[{i}] = {int(claimed[i])}, but thread {int(writers[i])} wrote a[{i}]: write "
                       "owner[i] = cuda.grid(1) wherever you write a[i]")
-    return (a, writers), None
+    walked = _walk_problem(run, call, writers, int(extra[0]) if extra else 1)
+    return (None, walked) if walked else ((a, writers), None)
+
+
+LINES_PER_ELEMENT = 6     # lines of the kernel a thread may run per element it writes (a loop step, a load, a store)
+LINES_PER_CHUNK = 6       # and per chunk it starts, and a few more to begin
+LINES_AT_START = 16
+
+
+def _walk_problem(run, call, writers, stride):
+    """Why a thread did far more than its own elements' work (it walked the whole array), or None."""
+    mine = np.bincount(writers[writers >= 0]) if (writers >= 0).any() else np.zeros(1, np.int64)
+    most = int(mine.max())
+    bound = LINES_PER_ELEMENT * most + LINES_PER_CHUNK * (-(-most // stride) + 1) + LINES_AT_START
+    steps, block, thread = run.most_steps()
+    if steps <= bound:
+        return None
+    return (f"{call} is right, but thread {thread} of block {block} ran {steps} lines of the kernel to write at most "
+            f"{most} elements: a thread that walks the whole array to find its own does the work of all "
+            f"{writers.size}; a grid-stride loop goes straight to them (at most {bound} lines are accepted)")
 
 
 def _unpack(got, n):
