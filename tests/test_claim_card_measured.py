@@ -109,7 +109,8 @@ def per_row(X, W):                  # the given version made slower at will: any
 
 
 def _graded_12(tmp_path, cell):
-    """The gradebook record of exercise 12's solution with ``cell`` appended (contained where bubblewrap is)."""
+    """The gradebook record of exercise 12's solution with ``cell`` appended (contained where bubblewrap is), from
+    the first grading whose own timing could judge the claim."""
     import nbformat
 
     from perfcourse.grading.grade import grade
@@ -121,8 +122,11 @@ def _graded_12(tmp_path, cell):
     nb.cells.append(nbformat.v4.new_code_cell(cell))
     nbformat.write(nb, tmp_path / "12_claim_card.ipynb")
     unsafe = bwrap_path() is None
-    (sub,) = grade([tmp_path / "12_claim_card.ipynb"], progress=False, seed=4, unsafe=unsafe)["submissions"]
-    return sub
+    for seed in (4, 5, 6):             # a loaded machine can leave the grader's own timing too noisy to judge
+        (sub,) = grade([tmp_path / "12_claim_card.ipynb"], progress=False, seed=seed, unsafe=unsafe)["submissions"]
+        if "too noisy to judge" not in sub["parts"][2]["feedback"]:
+            return sub
+    pytest.skip("this machine was too busy for the grader to judge a claim three times running")
 
 
 @pytest.mark.slow

@@ -114,7 +114,8 @@ def test_make_exercises_finds_the_course_from_any_folder(tmp_path, capsys, monke
     monkeypatch.chdir(tmp_path)
     assert cli.main(["make-exercises", "--check"]) == 0
     count = len(list(SOLUTIONS.glob("*.ipynb")))
-    assert capsys.readouterr().out.strip() == f"{EXERCISES}: {count} exercise notebooks, all current"
+    assert capsys.readouterr().out.strip() == (f"{EXERCISES}: {count} exercise notebooks, all current; the stored "
+                                               "self-check cases too")
     course = tmp_path / "course"
     (course / "solutions").mkdir(parents=True)
     for path in sorted(SOLUTIONS.glob("0[12]_*.ipynb")):

@@ -12,6 +12,7 @@ learner's process, never with a hook inside it.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 __all__ = ["WITHHELD", "withhold", "with_helpers", "message"]
@@ -80,11 +81,12 @@ def _uses(node):
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def with_helpers(source, names):
+def with_helpers(source, names, elsewhere=""):
     r"""``names`` and the module's private functions (``_name``) that only they use, directly or through each other.
 
     A private helper can hold the whole of what a withheld function computes (``_request_sectors``
-    behind ``warp_sectors``), so it goes with them; one that other functions use stays.
+    behind ``warp_sectors``), so it goes with them; one that other code uses stays: another
+    function or class of the module, or any other module (``elsewhere``: their text).
 
     Examples
     --------
@@ -95,14 +97,13 @@ def with_helpers(source, names):
     """
     tree = ast.parse(source)
     functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    outside = set(re.findall(r"\b_\w+", elsewhere))
     chosen = list(names)
     while True:
-        gone = {name.rpartition(".")[2] for name in chosen}
-        kept = [node for name, node in functions.items() if name not in gone]
-        kept_uses = set().union(*(_uses(node) for node in kept)) if kept else set()
-        kept_uses |= set().union(*(_uses(n) for n in tree.body if not isinstance(n, (ast.FunctionDef,
-                                                                                   ast.AsyncFunctionDef,
-                                                                                   ast.ClassDef))))
+        gone = {name.split(".")[-1] for name in chosen} | {name.split(".")[0] for name in chosen if "." in name}
+        kept = [node for node in tree.body if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                                   and node.name in gone)]
+        kept_uses = set().union(*(_uses(node) for node in kept)) | outside
         used = set().union(*(_uses(functions[n]) for n in gone if n in functions))
         more = sorted(n for n in used if n.startswith("_") and n in functions and n not in gone and n not in kept_uses)
         if not more:
@@ -119,7 +120,9 @@ def withhold(package, exercise):
     for module, names in WITHHELD.get(exercise, {}).items():
         path = Path(package) / module
         source = path.read_text(encoding="utf-8")
-        path.write_text(_replace(source, with_helpers(source, names), exercise, module), encoding="utf-8")
+        others = "".join(p.read_text(encoding="utf-8") for p in sorted(Path(package).rglob("*.py"))
+                         if p != path and "grading" not in p.relative_to(package).parts)   # the learner's view
+        path.write_text(_replace(source, with_helpers(source, names, others), exercise, module), encoding="utf-8")
         for cached in (path.parent / "__pycache__").glob(path.stem + ".*.pyc"):
             cached.unlink()
         changed.append(module)
