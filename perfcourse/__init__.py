@@ -36,6 +36,7 @@ ALIASES = {
     "profiler": "measure.profiler", "nvml": "measure.nvml", "ceilings": "measure.ceilings",
     "experiments": "measure.experiments", "recorded": "measure.recorded", "kernels": "measure.kernels",
     "hardware": "measure.hardware", "bench": "measure.bench", "gpucheck": "measure.gpucheck",
+    "compiler": "measure.compiler",
     # labs
     "batches": "labs.batches", "serialwork": "labs.serialwork", "workers": "labs.workers",
     "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun", "mpiresults": "labs.mpiresults",
