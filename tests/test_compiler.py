@@ -73,11 +73,21 @@ def test_every_solution_kernel_compiles_and_the_tree_and_scans_synchronise(tmp_p
 
 
 def test_a_kernel_that_is_not_cuda_does_not_compile():
+    import numpy as np
+
     def python_inside(x, out):
         out[0] = sorted(x)[0]                 # a Python list: no GPU thread has one
 
-    with pytest.raises(compiler.CompileError):
-        compiler.compiled(python_inside, "void(float64[:], float64[:])")
+    def numpy_inside(x, out):
+        out[0] = np.cumsum(x)[-1]             # NumPy allocating a new array inside a kernel
+
+    for kernel in (python_inside, numpy_inside):
+        with pytest.raises(compiler.CompileError, match="a GPU thread cannot have"):
+            compiler.compiled(kernel, "void(float64[:], float64[:])")
+    namespace = {}
+    exec("def built(x, out):\n    out[0] = x[0]\n", namespace)
+    with pytest.raises(ValueError, match="the source of built cannot be read"):
+        compiler.compiled(namespace["built"], "void(float64[:], float64[:])")
 
 
 def test_bad_arguments_and_a_missing_extra_say_what_is_wrong(monkeypatch):

@@ -45,7 +45,12 @@ def _numbers_and_helpers(func, seen):
         if callable(helper) and helper is not func and name not in seen:
             seen.add(name)
             lines.append(_numbers_and_helpers(helper, seen))
-    return "".join(lines) + textwrap.dedent(inspect.getsource(func)) + "\n"
+    try:
+        own = inspect.getsource(func)
+    except (OSError, TypeError):
+        raise ValueError(f"the source of {func.__name__} cannot be read (a function built by exec or typed at a "
+                         "prompt): define the kernel in a file or a notebook cell") from None
+    return "".join(lines) + textwrap.dedent(own) + "\n"
 
 
 def _ptx(func, signature, cc):
