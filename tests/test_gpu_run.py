@@ -81,3 +81,22 @@ def test_records_have_a_home_without_platformdirs(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setitem(sys.modules, "platformdirs", None)          # import platformdirs raises ImportError
     assert predictions.home() == tmp_path / "perfcourse"
+
+
+BARE_IMAGE = ("platformdirs", "polib", "ipywidgets", "IPython", "nbformat", "nbclient", "jupyterlab", "babel")
+
+
+@pytest.mark.slow
+def test_lessons_run_where_only_the_gpu_machines_packages_are(tmp_path):
+    # a dress rehearsal of the device run: what the GPU machine's Python lacks cannot be imported here either
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    for name in BARE_IMAGE:
+        (hidden / f"{name}.py").write_text(f"raise ImportError('{name} is not on the GPU machine')\n")
+    env = dict(os.environ, PERFCOURSE_BACKEND="numpy", MPLBACKEND="Agg", PYTHONPATH=str(hidden),
+               PERFCOURSE_HOME=str(tmp_path / "home"))
+    lessons = [ROOT / "notebooks" / "02_work_span.ipynb"]     # the whole course: .ci/run's rehearsal
+    proc = subprocess.run([sys.executable, str(RUNNER), str(tmp_path / "out"), *map(str, lessons), "--timeout", "300"],
+                          capture_output=True, text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + "".join(
+        p.read_text() for p in (tmp_path / "out").glob("*.log"))
