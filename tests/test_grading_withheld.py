@@ -35,6 +35,10 @@ def test_each_withheld_function_is_a_stub_and_its_source_is_gone(tmp_path, exerc
         for name in names:
             qualified = "perfcourse." + module[:-3].replace("/", ".") + "." + name
             assert message(exercise, qualified) in text
+            if f"def {name.rpartition('.')[2]}(" not in original:            # a table: its assignment is gone
+                assignment = original.split(f"\n{name} = ", 1)[1].split("\n\n", 1)[0]
+                assert f"{name} = _Withheld(" in text and assignment not in text, qualified
+                continue
             body = original.split(f"def {name.rpartition('.')[2]}(", 1)[1].split('"""')[1]   # its docstring
             assert body not in text, f"{qualified}: the implementation is still in the copy"
         assert not list((copy / module).parent.glob(f"__pycache__/{Path(module).stem}.*.pyc"))
@@ -159,3 +163,41 @@ def test_a_private_helper_only_withheld_functions_use_is_withheld_too(tmp_path):
     sub = _graded_with(tmp_path, "11_grid_stride.ipynb", SHORTCUT_11)
     assert [p["points"] for p in sub["parts"]][2:] == [0, 0], sub["parts"]
     assert all("_request_sectors is withheld while exercise 11" in p["feedback"] for p in sub["parts"][2:])
+
+
+# the package's other implementations of what a part asks: the step profile (ex02, ex08), the trace (ex06),
+# and the table behind every kernel's counts (ex05)
+OTHER_ROUTES = {
+    "05_roofline.ipynb": (r'''
+import perfcourse.models.counts as _c
+def kernel_counts(kind, n, dtype_bytes):
+    dt = {2: "float16", 4: "float32", 8: "float64"}[dtype_bytes]
+    k = _c.COUNTS["triad" if kind == "axpy" else kind]
+    sizes = (n, n, n) if kind == "matmul" else (n,)
+    return (int(k.flops(*sizes)), int(k.bytes_moved(*sizes, dtype=dt)))
+''', 0, "COUNTS is withheld"),
+    "06_littles_law.ipynb": (r'''
+import perfcourse.queueing.simtrace as _st
+def in_flight_at(arrivals, departures, times):
+    a = np.asarray(arrivals, float); d = np.asarray(departures, float)
+    return _st.Trace(a, a, d, np.arange(a.size), np.ones(a.size, int), "fcfs").in_system(times)
+''', 2, "Trace.in_system is withheld"),
+    "02_work_span.ipynb": (r'''
+import perfcourse.models.stepprofile as _sp
+def _spans(edges, cost):
+    deps = {t: [] for t in cost}
+    for u, v in edges:
+        deps[v].append(u)
+    return [_sp.span(t, "cpu", cost[t], sorted(deps[t])) for t in cost]
+def work_and_span(edges, cost):
+    return (sum(cost.values()), _sp.step_time(_spans(edges, cost)))
+''', 0, "step_time is withheld"),
+}
+
+
+@pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
+@pytest.mark.parametrize("solution", sorted(OTHER_ROUTES))
+def test_another_package_route_to_a_parts_answer_is_withheld_too(tmp_path, solution):
+    cell, index, reason = OTHER_ROUTES[solution]
+    sub = _graded_with(tmp_path, solution, cell)
+    assert sub["parts"][index]["points"] == 0 and reason in sub["parts"][index]["feedback"], sub["parts"][index]

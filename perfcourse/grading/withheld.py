@@ -20,12 +20,16 @@ __all__ = ["WITHHELD", "withhold", "with_helpers", "message"]
 # exercise -> {module below perfcourse/: [function, or Class.method, ...]}
 WITHHELD = {
     "ex01": {"models/latency.py": ["largest_batch_under_slo"]},
-    "ex02": {"models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"]},
+    "ex02": {"models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"],
+             "models/stepprofile.py": ["check_spans", "finish_times", "step_time", "critical_path"]},
+    "ex06": {"queueing/simtrace.py": ["Trace.in_system"]},
     "ex03": {"models/scaling.py": ["fit_serial_fraction"], "models/laws.py": ["karp_flatt"]},
     "ex04": {"models/scaling.py": ["strong_scaling", "weak_scaling"]},
-    "ex05": {"models/counts.py": ["get"]},
+    "ex05": {"models/counts.py": ["get", "COUNTS", "_ALL"]},       # the table behind every kernel's counts
     "ex07": {"models/allreduce.py": ["ring_allreduce_time", "ring_terms", "latency_crossover", "fit_alpha_beta",
                                      "step_time", "predicted_efficiency"]},
+    "ex08": {"models/stepprofile.py": ["check_spans", "finish_times", "step_time", "critical_path", "floors",
+                                       "bound_of", "roofline_time", "first_change", "path_problem"]},
     "ex10": {"models/counts.py": ["scan_work_span", "scan_offsets"]},
     "ex11": {"models/counts.py": ["warp_sectors", "chunked_sweep_sectors", "triad_sector_bytes"]},
     "ex12": {"models/claimcheck.py": ["make_card", "supported", "problems", "speedup_spread", "quantile",
@@ -54,8 +58,30 @@ def _stub(name, text, indent):
     return [f"{pad}def {name}(*args, **kwargs):\n", f"{pad}    raise RuntimeError({text!r})\n"]
 
 
+_TABLE = [
+    "class _Withheld:\n",
+    "    \"\"\"A withheld table: any use of it says why.\"\"\"\n",
+    "    def __init__(self, text):\n",
+    "        object.__setattr__(self, '_text', text)\n",
+    "    def _refuse(self, *args, **kwargs):\n",
+    "        raise RuntimeError(object.__getattribute__(self, '_text'))\n",
+    "    __getattr__ = __getitem__ = __iter__ = __len__ = __contains__ = __call__ = __repr__ = _refuse\n",
+]
+
+
+def _assigned(tree, name):
+    """The module-level statement that assigns ``name`` (a table such as ``COUNTS``), or None."""
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return node
+    return None
+
+
 def _replace(source, names, exercise, module):
-    """``source`` with each of ``names`` (``f`` or ``Class.m``) replaced by a stub; ValueError for one not found."""
+    """``source`` with each of ``names`` (``f``, ``Class.m`` or a module-level table) replaced by a stub;
+    ValueError for one not found."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     spans = []
@@ -67,12 +93,22 @@ def _replace(source, names, exercise, module):
             body = cls.body if cls is not None else []
         node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == attr),
                     None)
+        qualified = "perfcourse." + module[:-3].replace("/", ".") + "." + name
+        if node is None and not owner and _assigned(tree, name) is not None:
+            table = _assigned(tree, name)
+            spans.append((table.lineno - 1, table.end_lineno,
+                          [f"{name} = _Withheld({message(exercise, qualified)!r})\n"], True))
+            continue
         if node is None:
             raise ValueError(f"{module} has no {name} to withhold for {exercise}")
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-        qualified = "perfcourse." + module[:-3].replace("/", ".") + "." + name
-        spans.append((first, node.end_lineno, _stub(attr, message(exercise, qualified), node.col_offset)))
-    for first, end, stub in sorted(spans, reverse=True):
+        spans.append((first, node.end_lineno, _stub(attr, message(exercise, qualified), node.col_offset), False))
+    spans.sort(reverse=True)
+    tables = [i for i, span in enumerate(spans) if span[3]]
+    if tables:                                    # the stub class, once, before the first withheld table
+        first, end, stub, _ = spans[tables[-1]]
+        spans[tables[-1]] = (first, end, _TABLE + stub, True)
+    for first, end, stub, _ in spans:
         lines[first:end] = stub
     return "".join(lines)
 

@@ -189,6 +189,8 @@ CALL_S = 0.02               # each timed call runs the version long enough to dw
 NOISY_SPREAD = 3.0          # a spread wider than this ratio judges nothing ("too noisy to judge")
 DRIFT = 2.0                 # the card may differ this much beyond the grader's spread: the load changes
 MEASURED_SHARE = 0.9        # my_card() must take at least this share of the time its samples add up to
+TIME_DRIFT = 4.0            # a card's p50 of each version within this factor of the grader's per-call times (a
+                            # GPU's calls timed one by one, synchronised, cost more than the grader's back to back)
 
 
 def _seconds(run, times):
@@ -197,8 +199,8 @@ def _seconds(run, times):
     return (time.perf_counter() - started) / times
 
 
-def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
-    """``(speedup, (low, high))`` of batched over per_row at p50, timed here with the grader's own clock."""
+def grader_samples(run_per_row, run_batched, *, rounds=ROUNDS):
+    """Seconds per call of per_row and of batched, ``rounds`` samples each taken in turns, with the grader's clock."""
     runs = (run_per_row, run_batched)
     times = []
     for run in runs:
@@ -208,7 +210,22 @@ def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
     for _ in range(rounds):
         for side, run in enumerate(runs):
             samples[side].append(_seconds(run, times[side]))
-    return cc.speedup_spread(samples[0], samples[1], "p50")
+    return samples
+
+
+def grader_speedup(run_per_row, run_batched, *, rounds=ROUNDS):
+    """``(speedup, (low, high))`` of batched over per_row at p50, timed here with the grader's own clock."""
+    return cc.speedup_spread(*grader_samples(run_per_row, run_batched, rounds=rounds), "p50")
+
+
+def _time_problem(card, samples):
+    """Why a card's own times are not this machine's (its samples far from the grader's), or None."""
+    for side, name, own in (("baseline_s", "per_row", samples[0]), ("candidate_s", "batched", samples[1])):
+        claimed, low, high = float(np.median(card[side])), min(own), max(own)
+        if not low / TIME_DRIFT <= claimed <= high * TIME_DRIFT:
+            return (f"your card's {name} takes {claimed:.3g} s at p50, but the grader timed one call at {low:.3g} s "
+                    f"to {high:.3g} s: samples of this machine fall within a factor {TIME_DRIFT:g} of that")
+    return None
 
 
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
@@ -229,7 +246,8 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() "
                       f"returned after {took:.3g} s, so they were not measured when it ran: my_card() must time "
                       "both versions itself, each time it is called")
-    speedup, (low, high) = grader_speedup(run_per_row, run_batched)
+    samples = grader_samples(run_per_row, run_batched)
+    speedup, (low, high) = cc.speedup_spread(samples[0], samples[1], "p50")
     claimed = float(card["speedup"])
     if high > NOISY_SPREAD * low:       # the machine is too busy for the grader's timing to judge anything
         return 3, 3, (f"{cc.supported(card)[1]}; the grader's own timing was too noisy to judge the claim "
@@ -238,4 +256,7 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         return 0, 3, (f"your card claims {claimed:.3g}x, but the grader timed run_per_row and run_batched itself and "
                       f"measured {speedup:.3g}x (p50 of {ROUNDS} runs each, spread {low:.3g}x to {high:.3g}x): a "
                       "card's speedup must be one this machine shows")
+    problem = _time_problem(card, samples)
+    if problem:
+        return 0, 3, f"your card is refused: {problem}"
     return 3, 3, f"{cc.supported(card)[1]}; the grader measured {speedup:.3g}x itself"
