@@ -440,4 +440,77 @@ def _chain_scan(name, guarded):
                                                  ("B:", "blelloch_kernel", True)])
 def test_a_chain_of_additions_is_neither_scan(part, name, guarded):
     points, feedback = score("ex10", part, _chain_scan(name, guarded))
-    assert points == 0 and "a chain of additions" in feedback and "linear in n" in feedback, feedback
+    assert points == 0 and "a chain of" in feedback and ("linear in n" in feedback or "critical path" in feedback)
+
+
+SEGMENT_TREE = """
+@cuda.jit
+def block_tree(x, out):
+    s = cuda.shared.array(MAX_THREADS, dtype=np.float64)
+    part = cuda.shared.array(MAX_THREADS, dtype=np.float64)
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    i = cuda.blockIdx.x * T + t
+    s[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    if t < T // 8:
+        acc = 0.0
+        for j in range(t * 8, t * 8 + 8):
+            acc += s[j]
+        part[t] = acc
+    cuda.syncthreads()
+    if t == T - 1:
+        acc = 0.0
+        for q in range(T // 8):
+            acc += part[q]
+        out[cuda.blockIdx.x] = acc
+    k = 2
+    while k < T:
+        k *= 2
+        cuda.syncthreads()
+"""
+
+
+def test_serial_segments_padded_with_empty_barriers_are_not_a_tree():
+    # few reads per thread and a tree's number of barriers, but the sum comes through 8 + T/8 additions in a row
+    points, feedback = score("ex09", "A:", SEGMENT_TREE)
+    assert points == 0 and "critical path" in feedback and "chain of" in feedback, feedback
+    points, feedback = score("ex09", "B:", SEGMENT_TREE, {"reduction_steps": lambda tpb: _log2(tpb) + 1})
+    assert points == 0 and "count for nothing" in feedback, feedback
+
+
+def _segment_scan(name):
+    return f"""
+@cuda.jit
+def {name}(x, out):
+    s = cuda.shared.array(MAX_N, dtype=np.float64)
+    off = cuda.shared.array(MAX_N, dtype=np.float64)
+    t = cuda.threadIdx.x
+    n = x.size
+    s[t] = x[t] if t < n else 0.0
+    cuda.syncthreads()
+    if t < (n + 7) // 8:
+        acc = 0.0
+        for j in range(t * 8, min(t * 8 + 8, n)):
+            acc += s[j]
+            s[j] = acc
+    cuda.syncthreads()
+    if t == cuda.blockDim.x - 1:
+        acc = 0.0
+        for q in range((n + 7) // 8):
+            off[q] = acc
+            acc += s[min(q * 8 + 7, n - 1)]
+    cuda.syncthreads()
+    k = 1
+    while k < n:
+        k *= 2
+        cuda.syncthreads()
+    if t < n:
+        out[t] = s[t] + off[t // 8]
+"""
+
+
+@pytest.mark.parametrize("part, name", [("A:", "hillis_steele_kernel"), ("B:", "blelloch_kernel")])
+def test_serial_segment_scans_are_neither_scan(part, name):
+    points, feedback = score("ex10", part, _segment_scan(name))
+    assert points == 0 and "critical path" in feedback, feedback

@@ -12,8 +12,10 @@ kernel's Python function with a ``cuda`` of its own (:class:`FakeCuda`), in whic
 - a read of shared memory that no thread wrote, two threads touching one element between the
   same two barriers (one of them writing), and threads of one block that pass different
   barriers are each recorded with the line that did it;
-- each thread's element reads are counted (a tree reads about ``2 log2 T``; a serial thread 0
-  reads all ``T``).
+- each thread's element reads and the kernel lines it runs are counted (a tree reads about
+  ``2 log2 T``; a serial thread 0 reads all ``T``);
+- every float a thread reads carries the operations behind it, and a write keeps them, so the
+  depth of each result is its critical path (``log2 T`` for a tree, ``T`` for a chain).
 
 It simulates what compiles for a GPU; the grader compiles each kernel first
 (:mod:`perfcourse.cudacompile`), so a kernel can neither run NumPy on the host nor reach the

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from .launch import Dim3, Launch, LaunchTimeout
-from .memory import KERNEL_FILE, Mem, kernel_line
+from .memory import KERNEL_FILE, Local, Mem, kernel_line
 
 __all__ = ["FakeCuda", "Kernel", "kernels_of", "simulate"]
 
@@ -33,7 +33,7 @@ class _Shared:
 class _Local:
     def array(self, shape, dtype):
         dtype = np.dtype(dtype if not hasattr(dtype, "key") else str(dtype))
-        return np.full(shape, np.nan if dtype.kind in "fc" else 0, dtype)
+        return Local(np.full(shape, np.nan if dtype.kind in "fc" else 0, dtype))
 
 
 class _Atomic:
@@ -154,10 +154,12 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
 
     Arrays in ``args`` are copied; the result holds their contents after the launch
     (``arrays``, in order), and for each array, who wrote each element (``writers``: the
-    global thread index, -1 for none, -2 for several threads) and how many atomic updates it
-    took (``atomics``). ``barriers``, ``reads`` and ``steps`` list, per block, each thread's
-    barrier count, element reads and the lines of the kernel it executed. ``race``, ``unwritten``,
-    ``mismatch`` and ``fault`` describe the first of each (or are None); ``timeout`` says the
+    global thread index, -1 for none, -2 for several threads), how many atomic updates it took
+    (``atomics``) and the depth of each element's value (``depths``: the operations one after
+    another behind it, see :class:`perfcourse.cudasim.memory.Traced`). ``barriers``, ``reads``
+    and ``steps`` list, per block, each thread's barrier count, element reads and the lines of
+    the kernel it executed. ``race``, ``unwritten``, ``mismatch`` and ``fault`` describe the
+    first of each (or are None); ``timeout`` says the
     launch did not finish.
     """
     launch = Launch(grid, block, time.monotonic() + float(timeout_s))
@@ -180,7 +182,7 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
     finally:
         cuda.launch = None
     return {"arrays": [m._data for m in arrays], "writers": [m._track.writers for m in arrays],
-            "atomics": [m._track.atomics for m in arrays],
+            "atomics": [m._track.atomics for m in arrays], "depths": [m._track.depth for m in arrays],
             "barriers": launch.barriers, "reads": launch.reads, "steps": launch.steps, "race": launch.race,
             "unwritten": launch.unwritten, "mismatch": launch.mismatch, "fault": launch.fault_at, "timeout": timeout,
             "threads_per_block": launch.threads_per_block, "atomic_ops": launch.atomic_ops}

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["KERNEL_FILE", "NEVER", "SEVERAL", "Mem", "kernel_line"]
+__all__ = ["KERNEL_FILE", "NEVER", "SEVERAL", "Mem", "Local", "Traced", "depth_of", "kernel_line"]
 
 KERNEL_FILE = "<your kernels>"
 NEVER, SEVERAL = -1, -2
@@ -25,6 +25,86 @@ def kernel_line():
     return 0
 
 
+class Traced(float):
+    """A float a kernel read, with ``depth``: the arithmetic operations, one after another, behind its value.
+
+    An input element has depth 0; ``a + b`` has depth ``max(depth(a), depth(b)) + 1``. What a
+    kernel writes keeps its depth, so the depth of a result is the length of its critical path:
+    about ``log2 T`` for a tree of ``T`` values, ``T`` for a chain. A value made plain again
+    (``float(v)``, a math function, a NumPy scalar on the left) starts over at 0: the count can
+    only be short, never long.
+
+    Examples
+    --------
+    >>> a, b = Traced(1.5, 0), Traced(2.0, 3)
+    >>> (a + b).depth, (2 * (a + b)).depth, (-(a + b)).depth, a + b
+    (4, 5, 4, 3.5)
+    """
+
+    def __new__(cls, value, depth):
+        made = float.__new__(cls, value)
+        made.depth = int(depth)
+        return made
+
+    def __neg__(self):
+        return Traced(-float(self), self.depth)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return Traced(abs(float(self)), self.depth)
+
+
+def depth_of(value):
+    """The depth of a value (0 for one that was not read from memory)."""
+    return value.depth if isinstance(value, Traced) else 0
+
+
+def _operation(name):
+    op = getattr(float, f"__{name}__")
+    flipped = getattr(float, f"__r{name}__")
+
+    def forward(self, other):
+        if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.integer, np.floating)):
+            return NotImplemented
+        return Traced(op(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
+
+    def reflected(self, other):
+        if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.integer, np.floating)):
+            return NotImplemented
+        return Traced(flipped(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
+
+    setattr(Traced, f"__{name}__", forward)
+    setattr(Traced, f"__r{name}__", reflected)
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+    _operation(_name)
+
+
+class Local:
+    """A thread's own array (``cuda.local.array``): no other thread sees it, and each value keeps its depth."""
+
+    def __init__(self, data):
+        self._data, self._depth = data, np.zeros(data.shape, np.int64)
+
+    size = property(lambda self: self._data.size)
+    shape = property(lambda self: self._data.shape)
+    dtype = property(lambda self: self._data.dtype)
+
+    def __len__(self):
+        return len(self._data)
+
+    def __getitem__(self, key):
+        value = self._data[key]
+        return Traced(value, self._depth[key]) if np.ndim(value) == 0 and self._data.dtype.kind == "f" else value
+
+    def __setitem__(self, key, value):
+        self._data[key] = value
+        self._depth[key] = depth_of(value)
+
+
 class _Track:
     """The bookkeeping of one allocation: who last wrote and read each element, and when."""
 
@@ -35,6 +115,7 @@ class _Track:
         self.rstamp = np.full(size, NEVER, np.int64)
         self.writers = np.full(size, NEVER, np.int64)   # the one thread that wrote it, or SEVERAL
         self.atomics = np.zeros(size, np.int64)
+        self.depth = np.zeros(size, np.int64)            # the operations behind each element's value (Traced)
 
 
 class Mem:
@@ -66,7 +147,8 @@ class Mem:
         if isinstance(slot, np.ndarray):
             return Mem(self._launch, self._data[key], self.name, self.shared, self._track, slot)
         self._launch.read(self, int(slot))
-        return self._data[key]
+        value = self._data[key]
+        return Traced(value, self._track.depth[int(slot)]) if self._data.dtype.kind == "f" else value
 
     def __setitem__(self, key, value):
         slot = self._where(key, "wrote")
@@ -75,6 +157,7 @@ class Mem:
                 self._launch.write(self, int(one))
         else:
             self._launch.write(self, int(slot))
+            self._track.depth[int(slot)] = depth_of(value)
         self._data[key] = value
 
     def __array__(self, dtype=None, copy=None):

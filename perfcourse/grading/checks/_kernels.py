@@ -56,6 +56,7 @@ class Run:
         self.barriers = [list(b) for b in record["barriers"]]
         self.reads = [list(r) for r in record["reads"]]
         self.steps = [list(s) for s in record.get("steps", [])]
+        self.depths = [np.asarray(d) for d in record.get("depths", [np.zeros(a.size, np.int64) for a in self.arrays])]
 
     def _at(self, line):
         where = self.module.where(line) if line else ""
@@ -127,6 +128,11 @@ class Run:
             for thread, count in enumerate(steps):
                 best = max(best, (int(count), block, thread), key=lambda b: b[0])
         return best
+
+    def depth(self, index):
+        """The longest chain of operations, one after another, behind what the kernel wrote in array ``index``."""
+        written = self.writers[index] >= 0
+        return int(self.depths[index][written].max()) if written.any() else 0
 
     def total_reads(self):
         """Element reads of all threads together: the launch's work."""

@@ -127,7 +127,27 @@ def _tree_problem(run, call, tpb):
         return (f"{call} is right, but one block passed {steps} barriers: a chain of additions one after another, "
                 f"linear in the block, not a tree (a tree of {tpb} threads halves {levels} times; at most "
                 f"{levels + SLACK} barriers are accepted)")
+    depth, most = run.depth(1), depth_bound(levels)
+    if depth > most:
+        return (f"{call} is right, but a block's sum came through a chain of {depth} additions, one after another "
+                f"(its critical path): serial work, however the threads share it; a tree of {tpb} threads adds "
+                f"in about log2({tpb}) = {levels} steps (at most {most} are accepted)")
     return None
+
+
+def depth_bound(levels):
+    """The longest chain of additions a tree of ``levels`` levels may have behind a block's sum.
+
+    A tree has ``levels``; one that first adds a few elements per thread, or adds four at a time,
+    a few more. Serial segments of any length ``s`` with a serial pass over their sums have
+    ``s + T/s``, at least ``2 sqrt(T)``.
+
+    Examples
+    --------
+    >>> [depth_bound(levels) for levels in (5, 6, 7)]
+    [10, 12, 13]
+    """
+    return levels + levels // 2 + 3
 
 
 @part("A: per-block sums by a shared-memory tree", points=3, needs=("block_tree",), timeout_s=KERNEL_TIMEOUT_S,

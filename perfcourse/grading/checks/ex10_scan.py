@@ -109,6 +109,11 @@ def launch_scan(kernel, kind, x):
     if n > 1 and steps < levels:
         return run, (f"{call} is right, but the block passed {steps} barriers: a scan of n = {n} has "
                      f"{levels} levels, with cuda.syncthreads() between them")
+    depth, most = run.depth(1), (levels + SLACK if kind == "hillis_steele" else 2 * levels + 2)
+    if n > 1 and depth > most:
+        return run, (f"{call} is right, but out[] came through a chain of {depth} additions, one after another (its "
+                     f"critical path): serial work, however the threads share it; this scan of n = {n} adds in about "
+                     f"{levels if kind == 'hillis_steele' else 2 * levels} steps (at most {most} are accepted)")
     if steps > 2 * span + SLACK:
         return run, (f"{call} is right, but the block passed {steps} barriers: a chain of additions one after "
                      f"another, linear in n, not a scan of {span} levels (at most 2 x {span} + {SLACK} = "
