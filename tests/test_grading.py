@@ -299,9 +299,13 @@ def test_autograde_workflow_installs_and_grades_with_a_pass_mark():
 
     workflow = yaml.safe_load((ROOT / "docs" / "autograde-workflow.yml").read_text())
     assert "push" in workflow[True]                 # YAML reads the key `on` as True
-    runs = [step.get("run", "") for step in workflow["jobs"]["grade"]["steps"]]
-    assert any("pip install" in r for r in runs)
-    assert any(r.startswith("perfcourse grade exercises/") and "--fail-under" in r for r in runs)
+    steps = workflow["jobs"]["grade"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    course = [s for s in steps if s.get("with", {}).get("path") == ".course"]
+    assert course and course[0]["with"]["repository"] == "${{ env.COURSE }}"     # where the answers are
+    assert any('pip install "./.course[compile]"' in r for r in runs)
+    assert any(r.startswith('perfcourse grade "$PWD/exercises/" --root .course') and "--fail-under" in r
+               for r in runs)
 
 
 def test_given_functions_must_be_plain_needs():
