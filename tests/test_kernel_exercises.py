@@ -514,3 +514,11 @@ def {name}(x, out):
 def test_serial_segment_scans_are_neither_scan(part, name):
     points, feedback = score("ex10", part, _segment_scan(name))
     assert points == 0 and "critical path" in feedback, feedback
+
+
+def test_float_does_not_reset_a_chains_depth():
+    laundered = SEGMENT_TREE.replace("acc += s[j]", "acc = float(acc + s[j])").replace(
+        "acc += part[q]", "acc = float(acc + part[q])")
+    assert "float(acc" in laundered
+    points, feedback = score("ex09", "A:", laundered)
+    assert points == 0 and "critical path" in feedback, feedback

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from .launch import Dim3, Launch, LaunchTimeout
-from .memory import KERNEL_FILE, Local, Mem, kernel_line
+from .memory import KERNEL_FILE, Local, Mem, Traced, depth_of, kernel_line
 
 __all__ = ["FakeCuda", "Kernel", "kernels_of", "simulate"]
 
@@ -134,10 +134,16 @@ class FakeCuda:
         return func if device else Kernel(func)
 
 
+def _float(value=0.0):
+    """``float`` as a kernel sees it: the value as a float, with the depth it had (see :class:`Traced`)."""
+    return Traced(float(value), depth_of(value))
+
+
 def kernels_of(module_text, cuda=None):
     """The kernels of ``module_text`` (the grader's kernel module) run against ``cuda``: ``{name: Kernel}``."""
     cuda = cuda or FakeCuda()
-    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": math}
+    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": math,
+                 "float": _float}                 # float(v) keeps the operations behind v: no fresh start
     exec(compile(module_text, KERNEL_FILE, "exec"), namespace)   # noqa: S102 - a module the grader checked
     namespace["cuda"] = cuda
     return {k: v for k, v in namespace.items() if isinstance(v, Kernel)}, cuda
