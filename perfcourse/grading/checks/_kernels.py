@@ -115,19 +115,11 @@ class Run:
 
     def busiest(self):
         """``(reads, block, thread)`` of the thread that read the most elements."""
-        best = (0, 0, 0)
-        for block, reads in enumerate(self.reads):
-            for thread, count in enumerate(reads):
-                best = max(best, (int(count), block, thread), key=lambda b: b[0])
-        return best
+        return _most(self.reads)
 
     def most_steps(self):
         """``(steps, block, thread)`` of the thread that executed the most lines of the kernel: its own work."""
-        best = (0, 0, 0)
-        for block, steps in enumerate(self.steps):
-            for thread, count in enumerate(steps):
-                best = max(best, (int(count), block, thread), key=lambda b: b[0])
-        return best
+        return _most(self.steps)
 
     def depth(self, index):
         """The longest chain of operations, one after another, behind what the kernel wrote in array ``index``."""
@@ -141,6 +133,15 @@ class Run:
     def atomic_ops(self):
         """Atomic updates the launch made, in any array."""
         return int(self.record.get("atomic_ops", 0))
+
+
+def _most(per_block):
+    """``(count, block, thread)`` of the largest of ``per_block`` (a list of per-thread counts for each block)."""
+    best = (0, 0, 0)
+    for block, counts in enumerate(per_block):
+        for thread, count in enumerate(counts):
+            best = max(best, (int(count), block, thread), key=lambda b: b[0])
+    return best
 
 
 def _history(namespace):
