@@ -86,6 +86,23 @@ def test_samples_typed_in_without_measuring_are_refused():
     assert points == 3, feedback
 
 
+def test_samples_that_sleep_as_long_as_a_measurement_are_refused():
+    rng = np.random.default_rng(5)
+    base = (2e-3 * rng.lognormal(0, 0.05, 40)).tolist()
+    card = _card(base, [t / 4 for t in base])
+
+    def sleeping():                 # as long as its samples add up to, but on no CPU
+        time.sleep(sum(card["baseline_s"]) + sum(card["candidate_s"]))
+        return card
+
+    points, _, feedback = ex12.check_my_card(sleeping, _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
+    assert points == 0 and "kept the CPU busy for only" in feedback, feedback
+    busy = float(feedback.split("busy for only ")[1].split(" s")[0])
+    assert busy < ex12.BUSY_SHARE * (sum(base) * 1.25), feedback
+    points, _, feedback = ex12.check_my_card(_measuring(card), _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
+    assert points == 3, feedback
+
+
 def test_made_up_samples_of_the_right_ratio_but_not_this_machines_times_are_refused():
     rng = np.random.default_rng(4)
     base = (1e-4 * rng.lognormal(0, 0.05, 40)).tolist()            # a guessed 4x, at 20 times the real speed
@@ -111,7 +128,9 @@ SLEEPS = r'''
 import time
 
 def per_row(X, W):                  # the given version made slower at will: any speedup comes true
-    time.sleep(0.01)
+    end = time.perf_counter() + 0.01
+    while time.perf_counter() < end:
+        pass
     return X @ W
 '''
 
@@ -146,6 +165,32 @@ def test_a_card_of_redefined_given_functions_is_timed_against_the_courses_own(tm
     claimed = float(part_c["feedback"].split("claims ")[1].split("x")[0])
     measured = float(part_c["feedback"].split("measured ")[1].split("x")[0])
     assert claimed > 3 * measured, part_c                      # the card saw the sleep, the grader did not
+
+
+ONE_CALL = r'''
+import time
+
+def my_card():                       # one real call a side, scattered into 40 samples, then a sleep that lasts as long
+    rng = np.random.default_rng(11)
+    one = []
+    for version in (per_row, batched):
+        version(X, W)
+        started = time.perf_counter()
+        version(X, W)
+        backend.synchronize()
+        one.append(time.perf_counter() - started)
+    base = [float(v) for v in one[0] * rng.lognormal(0, 0.05, 40)]
+    cand = [float(v) for v in one[1] * rng.lognormal(0, 0.05, 40)]
+    time.sleep(sum(base) + sum(cand))
+    return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
+'''
+
+
+@pytest.mark.slow
+def test_a_card_scattered_from_one_call_a_side_is_refused(tmp_path):
+    sub = _graded_12(tmp_path, ONE_CALL)
+    part_c = sub["parts"][2]
+    assert part_c["points"] == 0 and "kept the CPU busy for only" in part_c["feedback"], part_c
 
 
 NOISE = r'''

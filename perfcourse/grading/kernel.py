@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from . import wire
 from .checks import CallFailed, PartTimeout
+from .hostview import cpu_seconds
 from .sandbox import kill, pause
 
 __all__ = ["MAX_MESSAGE_BYTES", "START_TIMEOUT_S", "ENDED", "KernelLost", "KernelStartError", "CellReport",
@@ -212,6 +213,10 @@ class Kernel:
         """Stop (or, with ``stop=False``, continue) every process of the kernel."""
         if self.alive:
             pause(self.proc, stop=stop)
+
+    def cpu_seconds(self):
+        """The CPU seconds the kernel's processes have used so far (its threads and children included)."""
+        return cpu_seconds(self.proc.pid)
 
     def kill(self):
         """Kill the kernel and everything in its sandbox; wait until it is gone."""

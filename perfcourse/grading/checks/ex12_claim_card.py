@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from ...models import claimcheck as cc
-from ._tools import close, part, short
+from ._tools import close, cpu_clock, part, short
 
 WORKLOADS = ("dense layer X[b, d] @ W[d, d]", "row softmax", "layer norm", "sum of squares", "copy c = a")
 DTYPES = ("float32", "float16", "bfloat16", "float64")
@@ -189,6 +189,9 @@ CALL_S = 0.02               # each timed call runs the version long enough to dw
 NOISY_SPREAD = 3.0          # a spread wider than this ratio judges nothing ("too noisy to judge")
 DRIFT = 2.0                 # the card may differ this much beyond the grader's spread: the load changes
 MEASURED_SHARE = 0.9        # my_card() must take at least this share of the time its samples add up to
+BUSY_SHARE = 0.25           # ... and keep its process on the CPU for at least this share of it: both versions are
+                            # CPU work in the grader's sandbox, and a measurement runs them (a sleep runs nothing);
+                            # the rest allows for a loaded machine that keeps the kernel waiting for a core
 TIME_DRIFT = 4.0            # a card's p50 of each version within this factor of the grader's per-call times (a
                             # GPU's calls timed one by one, synchronised, cost more than the grader's back to back)
 
@@ -231,9 +234,10 @@ def _time_problem(card, samples):
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
       timeout_s=40, given=("run_per_row", "run_batched"))
 def check_my_card(my_card, run_per_row, run_batched, rng, ref):
-    started = time.perf_counter()
+    clock = cpu_clock(my_card)
+    cpu, started = clock(), time.perf_counter()
     card = my_card()
-    took = time.perf_counter() - started
+    took, cpu = time.perf_counter() - started, clock() - cpu
     found = cc.problems(card)
     if found:
         return 0, 3, f"your card is refused: {found[0]}"
@@ -246,6 +250,10 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() "
                       f"returned after {took:.3g} s, so they were not measured when it ran: my_card() must time "
                       "both versions itself, each time it is called")
+    if cpu < BUSY_SHARE * timed:
+        return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() kept "
+                      f"the CPU busy for only {cpu:.3g} s while it ran, so it did not run both versions for that long: "
+                      "every sample must time a run (waiting, as time.sleep does, measures nothing)")
     samples = grader_samples(run_per_row, run_batched)
     speedup, (low, high) = cc.speedup_spread(samples[0], samples[1], "p50")
     claimed = float(card["speedup"])
