@@ -206,3 +206,44 @@ def test_a_notebook_modified_after_the_due_time_is_marked_late_and_scored_as_eve
         from perfcourse.cli.grade import _due
 
         _due("tomorrow")
+
+
+def _class(root, layout):
+    """Folders of copies of exercise 01 and 03 (what they hold does not matter here)."""
+    for folder in layout:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        for name in ("01_latency_throughput.ipynb", "03_amdahl.ipynb"):
+            shutil.copy(EXERCISES / name, root / folder / name)
+
+
+def test_a_folder_whose_learners_are_a_level_down_is_refused_naming_what_to_grade(tmp_path, capsys):
+    from perfcourse.grading import collect
+
+    _class(tmp_path / "sections", ["A/alice", "A/bob", "B/carol", "B/dan"])
+    with pytest.raises(ValueError, match=r"a level further down") as err:
+        collect.find_notebooks([tmp_path / "sections"])
+    assert f"grade {tmp_path}/sections/A {tmp_path}/sections/B instead" in str(err.value)
+    entries, _ = collect.find_notebooks([tmp_path / "sections" / "A", tmp_path / "sections" / "B"])
+    assert sorted({Path(e.learner).name for e in entries}) == ["alice", "bob", "carol", "dan"]
+    assert cli.main(["grade", str(tmp_path / "sections"), "--unsafe"]) != 0
+    line = capsys.readouterr().err.strip().splitlines()
+    assert len(line) == 1 and line[0].startswith("perfcourse grade: the learners are a level further down"), line
+
+
+def test_one_learner_s_two_versions_do_not_make_the_class_ambiguous(tmp_path):
+    from perfcourse.grading import collect
+
+    _class(tmp_path / "cls", ["amy/v1", "amy/v2", "ben", "cai"])
+    entries, _ = collect.find_notebooks([tmp_path / "cls"])
+    assert sorted({Path(e.learner).name for e in entries}) == ["amy", "ben", "cai"]
+
+
+def test_a_student_named_zh_is_a_student_where_no_notebook_lies_beside_the_folder(tmp_path):
+    from perfcourse.grading import collect
+
+    _class(tmp_path / "cls", ["zh", "amy"])
+    entries, _ = collect.find_notebooks([tmp_path / "cls"])
+    assert sorted({Path(e.learner).name for e in entries}) == ["amy", "zh"]
+    _class(tmp_path / "mine", [".", "zh"])              # an exercises folder with its Chinese edition
+    entries, _ = collect.find_notebooks([tmp_path / "mine"])
+    assert {e.learner for e in entries} == {str(tmp_path / "mine")}

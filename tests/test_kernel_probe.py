@@ -177,3 +177,32 @@ def test_a_kernel_that_does_not_compile_is_never_launched(sandbox):
             launch(1, 32, np.ones(32), np.full(1, np.nan))
     finally:
         probes.kill()
+
+
+@NEEDS_COMPILER
+def test_a_grading_compiles_each_kernel_once_and_keeps_its_verdict(sandbox, monkeypatch):
+    from perfcourse.grading import kernelprobe
+
+    loads, send = [], kernelprobe.Kernel.send
+
+    def spy(self, message, deadline):
+        if message.get("op") == "load":
+            loads.append(message["compile"])
+        return send(self, message, deadline)
+
+    monkeypatch.setattr(kernelprobe.Kernel, "send", spy)
+    broken = TREE.replace("cuda.shared.array(MAX_THREADS,", "cuda.shared.array(cuda.blockDim.x,")
+    compiled = kernelprobe.Compiled()
+    for source in (TREE, broken, TREE, broken):
+        probes = kernelprobe.Probes(sandbox, ["MAX_THREADS = 1024", source], SIGNATURE, exercise="ex09",
+                                    memory_bytes=2 << 30, compiled=compiled)
+        try:
+            launch = probes.launcher("block_tree", [time.monotonic() + 120])
+            if source is broken:
+                with pytest.raises(KernelFailed, match=r"does not compile for a GPU \(numba-cuda, sm_90\)"):
+                    launch(1, 32, np.ones(32), np.full(1, np.nan))
+            else:
+                assert launch(1, 32, np.ones(32), np.full(1, np.nan)).arrays[1].tolist() == [32.0]
+        finally:
+            probes.kill()
+    assert loads == [True, True, False, False]       # the same kernel again: its verdict, without the compiler

@@ -8,10 +8,13 @@ once, before anything runs, through a descriptor opened without following links,
 (``submissions/alice/...``), or the folder itself for notebooks directly in it; a file named
 on the command line is its own learner. A folder that holds no notebook and exactly one folder
 (``class/`` above ``class/alice``, ``class/bob``) is passed through: its learners are a level
-down. A learner gets one notebook graded per exercise.
+down. A learner gets one notebook graded per exercise. When most first-level folders hold one
+exercise in several folders of their own (``sections/A/alice``, ``sections/A/bob``), the learners
+are a level further down, and the search refuses, naming the folders to grade instead.
 
-A ``zh/`` folder holds the Chinese edition of the notebooks beside it (``exercises/zh/``): its
-notebooks belong to the same learner as that folder's, and a Chinese exercise grades like its
+A ``zh/`` folder beside notebooks holds their Chinese edition (``exercises/zh/``): its
+notebooks belong to the same learner as that folder's (in a class folder, which holds no notebook
+of its own, a ``zh/`` is a student like any other), and a Chinese exercise grades like its
 English twin (the same code). Of two twins the one with fewer ``raise NotImplementedError()``
 stubs left is graded (the one the learner worked in; the English one when they tie), and a twin
 with the same code as the one graded is not listed again.
@@ -92,9 +95,10 @@ def _walk(given, root):
             found.append((here, f"only the first {MAX_ENTRIES} entries of this folder were searched"))
         stack += reversed(folders)
     entries = []
+    beside = any(len(p.relative_to(root).parts) == 1 and p.name.endswith(".ipynb") for p, _ in found)
     for path, note in found:
         rel = path.relative_to(root)
-        own = len(rel.parts) > 1 and rel.parts[0] != EDITION     # a zh/ at the top is the given folder's
+        own = len(rel.parts) > 1 and (rel.parts[0] != EDITION or not beside)   # zh/ beside notebooks: their edition
         own = own or (len(rel.parts) == 1 and note is not None and path.is_dir())   # a note on a learner's folder
         learner = str(Path(given) / rel.parts[0]) if own else str(given)
         entries.append(Entry(str(Path(given) / rel), path, learner, note))
@@ -116,10 +120,32 @@ def _through_single_folders(given, real):
     return given, real
 
 
+def _nested_learners(entries, root):
+    """Why the first-level folders under ``root`` are not the learners (most hold an exercise in several
+    folders of their own: ``A/alice/03_amdahl.ipynb``, ``A/bob/03_amdahl.ipynb``), or None."""
+    where = {}
+    for entry in entries:
+        rel = Path(entry.shown).relative_to(root)
+        if entry.note is None and entry.learner != str(root):
+            inner = rel.parts[1] if len(rel.parts) > 2 and rel.parts[1] != EDITION else None
+            where.setdefault(entry.learner, {}).setdefault(exercise_of({}, entry.path), set()).add(inner)
+    nested = {learner: sorted(next(fs - {None} for ex, fs in held.items() if ex and len(fs - {None}) > 1))
+              for learner, held in where.items()
+              if any(ex and len(fs - {None}) > 1 for ex, fs in held.items())}
+    if not nested or 2 * len(nested) <= len(where):
+        return None
+    first = min(nested)
+    learners = ", ".join(str(Path(first) / f) for f in nested[first][:2])
+    return (f"the learners are a level further down: {first} holds one exercise in the folders of several "
+            f"learners ({learners}); grade {' '.join(sorted(nested)[:3])}{' ...' if len(nested) > 3 else ''} "
+            "instead: the folders inside each are then its learners")
+
+
 def find_notebooks(paths):
     """Entries for ``paths`` (files as given, folders searched) and the folders that held no notebook.
 
-    Raises ``ValueError`` for a path that does not exist.
+    Raises ``ValueError`` for a path that does not exist, or a folder whose learners are a level further down
+    than its first.
     """
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise TypeError("paths must be a list of notebook or folder paths, not one path")
@@ -129,6 +155,9 @@ def find_notebooks(paths):
         if path.is_dir():
             below, real = _through_single_folders(given, Path(os.path.realpath(path)))
             found, nothing = _walk(below, real)
+            why = _nested_learners(found, below)
+            if why:
+                raise ValueError(why)
             entries += found
             empty += [str(given)] * nothing
         elif os.path.lexists(path):

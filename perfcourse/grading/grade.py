@@ -274,9 +274,11 @@ def grade(paths, *, timeout_s=60.0, memory_mb=2048, seed=None, jobs=1, part_time
     entries, empty = find_notebooks(paths)
     chosen, records, failures = _load(entries, None if exercises is None else set(exercises))
     answers = {exercise: Answers(exercise, references) for exercise in sorted({e for _, e, _, _ in chosen})}
+    from .kernelprobe import Compiled
+
     compiled = _compiler_for(chosen, unsafe)
     options = {"answers": answers, "timeout_s": timeout_s, "memory_bytes": int(memory_mb * 2**20), "seed": seed,
-               "part_timeout": part_timeout_s, "compile_kernels": compiled}
+               "part_timeout": part_timeout_s, "compile_kernels": compiled, "compiled": Compiled()}
     errors = _run_all(chosen, records, options, jobs, progress, unsafe, [*paths, *hide])
     _stamp(records, entries, due)
     names = _student_names(entries[i].learner for i in sorted(records))

@@ -6,10 +6,16 @@ for compute capability 9.0 when the grader has the compiler, then simulates the 
 checks ask for and sends back what every thread did. A kernel that does not compile is never
 simulated: its parts score 0 with the compiler's first message. A probe that runs out of time
 or breaks the protocol is killed, and the next launch starts a new one.
+
+The compiler's verdict on a kernel depends on nothing but the module's text, the kernel's name and
+its signature, so one grading keeps it (:class:`Compiled`): a class that hands in the same
+kernel compiles it once, and a probe whose kernels are all known starts without the compiler.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
 
 from . import wire
@@ -17,9 +23,34 @@ from .checks._kernels import KernelFailed, Run
 from .kernel import Kernel, KernelLost
 from .kernelsource import kernel_module
 
-__all__ = ["Probes"]
+__all__ = ["Compiled", "Probes"]
 
 LOAD_TIMEOUT_S = 120.0
+
+
+class Compiled:
+    """The compiler's verdicts of one grading: ``{(module digest, kernel, signature): message or None}``."""
+
+    def __init__(self):
+        self._known, self._lock = {}, threading.Lock()
+
+    @staticmethod
+    def key(module_text, kernel, signature):
+        return hashlib.sha256(module_text.encode("utf-8")).hexdigest(), str(kernel), str(signature)
+
+    def get(self, module_text, signatures):
+        """``{kernel: verdict}`` when every kernel of ``signatures`` is known, else None."""
+        with self._lock:
+            keys = {k: self.key(module_text, k, sig) for k, sig in signatures.items()}
+            if all(key in self._known for key in keys.values()):
+                return {k: self._known[key] for k, key in keys.items()}
+        return None
+
+    def put(self, module_text, signatures, errors):
+        with self._lock:
+            for k, sig in signatures.items():
+                if k in errors:
+                    self._known[self.key(module_text, k, sig)] = errors[k]
 
 
 class Probes:
@@ -28,8 +59,9 @@ class Probes:
     ``compile``: compile each kernel for the GPU before simulating it (the compile extra is needed).
     """
 
-    def __init__(self, sandbox, cells, signatures, *, exercise, memory_bytes, compile=True):
+    def __init__(self, sandbox, cells, signatures, *, exercise, memory_bytes, compile=True, compiled=None):
         self.sandbox, self.exercise, self.memory_bytes, self.compile = sandbox, exercise, memory_bytes, compile
+        self.compiled = Compiled() if compiled is None else compiled
         self.signatures = dict(signatures)
         self.module = kernel_module(cells, [])
         self.kernel, self.errors, self._ids = None, {}, 0
@@ -41,7 +73,9 @@ class Probes:
             if self.compile and kernel.hello.get("compiler"):
                 raise KernelFailed(f"the grader cannot compile kernels: {kernel.hello['compiler']}")
             signatures = {k: v for k, v in self.signatures.items() if k in self.module.kernels}
-            kernel.send({"op": "load", "module": self.module.text, "kernels": signatures, "compile": self.compile,
+            known = self.compiled.get(self.module.text, signatures) if self.compile else None
+            kernel.send({"op": "load", "module": self.module.text, "kernels": signatures,
+                         "compile": self.compile and known is None,
                          "memory_bytes": int(self.memory_bytes), "tasks": getattr(self.sandbox, "thread_cap", None)},
                         deadline)
             loaded = kernel.receive(max(deadline, time.monotonic() + LOAD_TIMEOUT_S))
@@ -61,7 +95,12 @@ class Probes:
         if loaded.get("failed"):
             kernel.kill()
             raise KernelFailed(f"your kernels could not be loaded: {str(loaded['failed'])[:300]}")
-        self.errors = {str(k): (None if v is None else str(v)[:400]) for k, v in loaded.get("errors", {}).items()}
+        if known is None:
+            self.errors = {str(k): (None if v is None else str(v)[:400]) for k, v in loaded.get("errors", {}).items()}
+            if self.compile:
+                self.compiled.put(self.module.text, signatures, self.errors)
+        else:
+            self.errors = dict(known)
         self.kernel = kernel
 
     def launcher(self, name, deadline):

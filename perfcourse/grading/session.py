@@ -70,6 +70,7 @@ class _Job:
     answers: object = None            # the grader's references for the exercise (checks._answers.Answers)
     probes: object = None             # the grader's launches of the notebook's kernels (kernelprobe.Probes)
     given: object = None              # a kernel running the course's own given functions (grading.given)
+    compiled: object = None           # the compiler's verdicts kept by the grading (kernelprobe.Compiled)
 
 
 def _problem(report, job):
@@ -149,7 +150,7 @@ def _kernel_launchers(job, spec, deadline):
     if job.probes is None:
         signatures = {name: sig for p in parts(job.exercise) for name, sig in p.kernels}
         job.probes = Probes(job.sandbox, job.cells, signatures, exercise=job.exercise, memory_bytes=job.memory_bytes,
-                            compile=job.compile)
+                            compile=job.compile, compiled=job.compiled)
     return {name: job.probes.launcher(name, deadline) for name, _ in spec.kernels}
 
 
@@ -249,12 +250,14 @@ def total_time(exercise, timeout_s, part_timeout):
 
 
 def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_bytes, seed,
-                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES, compile_kernels=True, answers=None):
+                   part_timeout=PART_TIMEOUT_S, max_output_bytes=MAX_OUTPUT_BYTES, compile_kernels=True, answers=None,
+                   compiled=None):
     """Run a notebook (its file ``name``, its ``text``, its code ``cells``) and check ``exercise``'s parts.
 
     ``compile_kernels``: compile each kernel a part launches for a GPU first (needs the compile
     extra; without it, a kernel is simulated uncompiled and its parts say so). ``answers``: the
-    grader's references for ``exercise`` (default: those of the checkout, :class:`Answers`).
+    grader's references for ``exercise`` (default: those of the checkout, :class:`Answers`). ``compiled``:
+    the compiler's verdicts a whole grading shares (:class:`perfcourse.grading.kernelprobe.Compiled`).
 
     Returns a :class:`NotebookRun`. A kernel that will not start raises
     :class:`perfcourse.grading.kernel.KernelStartError` (the grader's problem, not the notebook's).
@@ -268,7 +271,8 @@ def run_submission(sandbox, name, text, cells, exercise, *, timeout_s, memory_by
     started = time.monotonic()
     budget = total_time(exercise, timeout_s, part_timeout)
     job = _Job(sandbox, name, text, list(cells), names, timeout_s, memory_bytes, max_output_bytes, started + budget,
-               exercise, bool(compile_kernels), Answers(exercise) if answers is None else answers)
+               exercise, bool(compile_kernels), Answers(exercise) if answers is None else answers,
+               compiled=compiled)
     kernel, failures, fatal, defined = _run_notebook(job)
     run = NotebookRun(failures, fatal)
     try:
