@@ -98,3 +98,25 @@ def test_bad_arguments_and_a_missing_extra_say_what_is_wrong(monkeypatch):
     monkeypatch.setattr(cudacompile, "missing", lambda: "numba-cuda is not installed: " + cudacompile.INSTALL)
     with pytest.raises(RuntimeError, match="pip install 'perfcourse\\[compile\\]'"):
         compiler.compiled("stream")
+
+
+def test_the_stored_reports_are_the_compilers_own_for_every_current_source(course_reports, monkeypatch):
+    from perfcourse.measure import compiledstore
+
+    data = compiledstore.stored()
+    assert data is not None, "no stored compiler reports: run compiledstore.store()"
+    assert set(data["sources"]) == set(compiler.sources())
+    fresh = {k: r for reports in course_reports.values() for k, r in reports.items()}
+    assert set(data["reports"]) == set(fresh)
+    if data["toolkit"] == compiledstore.toolkit():       # another release may allocate registers differently
+        for kernel, report in fresh.items():
+            kept = data["reports"][kernel]
+            assert (kept["registers"], kept["barriers"], kept["shared_bytes"], kept["instructions"]) == (
+                report.registers, report.barriers, report.shared_bytes, report.instructions), kernel
+    monkeypatch.setattr(cudacompile, "missing", lambda: "numba-cuda is not installed: pip install ...")
+    reports, where = compiledstore.course_reports("fma")
+    assert "stored with the course" in where and data["toolkit"] in where
+    assert reports["fma_chains_8"].instructions == data["reports"]["fma_chains_8"]["instructions"]
+    monkeypatch.setattr(compiledstore, "_digest", lambda path: "a source changed since")
+    with pytest.raises(RuntimeError, match="no current compiler report of fma.cu is stored"):
+        compiledstore.course_reports("fma")

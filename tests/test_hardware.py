@@ -190,3 +190,15 @@ def test_the_report_check_refuses_what_is_not_a_real_gpu_run():
                             (("ceilings", {**real["ceilings"], "backend": "numpy"}), "ceilings not measured on a GPU"),
                             (("experiments", [{"group": "stream"}]), "an experiment without group and name")):
         assert problem in _report_problems({**real, change[0]: change[1]})
+
+
+def test_the_readme_and_the_gpu_check_name_the_folder_recorded_runs_are_read_from():
+    from pathlib import Path
+
+    from perfcourse.measure import gpucheck, recorded
+
+    root = Path(__file__).resolve().parent.parent
+    where = Path(recorded.folder()).resolve().relative_to(root).as_posix() + "/"
+    assert where == "perfcourse/measure/data/recorded/"
+    for text in ((root / "README.md").read_text(), gpucheck.__doc__, recorded.__doc__):
+        assert where in text.replace("\n", " ")

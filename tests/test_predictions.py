@@ -30,6 +30,22 @@ def test_no_guess_still_shows_the_measurement_and_says_so(home, capsys):
     assert e.guess is None and e.guess_ratio is None
 
 
+def test_a_figure_this_machine_cannot_measure_shows_the_guess_against_the_model_with_no_verdict(home, capsys):
+    e = predictions.record("05-occupancy", guess=25.0, model=50.0, measured=None, unit="%",
+                           unmeasured="the device's own occupancy needs a GPU")
+    out = capsys.readouterr().out
+    assert "guess/model = 0.5" in out and "none here: the device's own occupancy needs a GPU" in out
+    assert "guess/measured" not in out and "too low" not in out and "close" not in out
+    assert e.guess_ratio is None and e.model_ratio is None
+    (back,) = predictions.load(strict=True)
+    assert back == e
+    measured = predictions.record("05-triad", guess=2.0, model=1.0, measured=1.0, unit="ms", show=False)
+    assert [key for key, *_ in predictions.calibration([e, measured]).rows] == ["05-triad"]
+    for bad in ({"measured": None}, {"measured": 1.0, "unmeasured": "why"}, {"measured": None, "unmeasured": 3}):
+        with pytest.raises(ValueError, match="measured=None needs unmeasured="):
+            predictions.record("05-x", guess=None, model=1.0, unit="x", show=False, **bad)
+
+
 def test_every_record_is_appended_to_the_log_in_perfcourse_home(home):
     predictions.record("01-knee", guess=None, model=8.0, measured=10.0, unit="rows", show=False)
     predictions.record("01-knee", guess=12.0, model=8.0, measured=10.0, unit="rows", show=False)

@@ -24,7 +24,7 @@ from .. import cudacompile
 from ..cudacompile import HOPPER, CompileError, Report
 from ..models import occupancy as _occupancy
 
-__all__ = ["compiled", "occupancy", "sources", "CompileError", "Report"]
+__all__ = ["compiled", "course_reports", "occupancy", "sources", "CompileError", "Report"]
 
 KERNELS = Path(__file__).resolve().parent / "kernels"
 
@@ -101,6 +101,14 @@ def compiled(kernel, signature=None, *, cc=HOPPER):
     report = reports[0]
     report.kernel = func.__name__
     return report
+
+
+def course_reports(name):
+    """``({kernel: Report}, where)`` of the course's CUDA C file ``name``: compiled here, or, without the compile
+    extra, as the same compiler reported it (stored with the course: :mod:`perfcourse.measure.compiledstore`)."""
+    from .compiledstore import course_reports as reports
+
+    return reports(name)
 
 
 def occupancy(report, threads_per_block, *, dynamic_shared_bytes=0, device="H200"):

@@ -5,7 +5,7 @@ device), measures the ceilings, compares :func:`perfcourse.measure.timing.measur
 ``cupyx.profiler.benchmark`` on the same kernels, reads utilization while a spin kernel keeps
 one block busy, and measures the course's standard experiments. The report (device, driver,
 CUDA and CuPy versions, date, every figure) and a log go to DIR; the report can be committed
-under ``perfcourse/data/recorded/`` as it is. Without a usable GPU it stops at once, non-zero.
+under ``perfcourse/measure/data/recorded/`` as it is. Without a usable GPU it stops at once, non-zero.
 """
 
 from __future__ import annotations

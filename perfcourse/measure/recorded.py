@@ -1,7 +1,7 @@
 """GPU runs recorded by ``perfcourse gpu-check`` and committed with the course.
 
 A lesson run on a laptop can show, beside its own CPU figures, what the same kernels did on
-a real GPU: the JSON report of one ``gpu-check`` run, kept under ``perfcourse/data/recorded/``
+a real GPU: the JSON report of one ``gpu-check`` run, kept under ``perfcourse/measure/data/recorded/``
 exactly as it was written. Nothing in these files is typed in or edited by hand.
 
 Examples

@@ -29,16 +29,14 @@ prediction                    guess/measured  model/measured
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .._check import real
-from .._lang import _, ngettext
+from .._lang import _
 from .verdicts import closeness, noise_note
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
@@ -77,21 +75,22 @@ class Entry:
     lesson: int
     guess: float | None
     model: float
-    measured: float
+    measured: float | None
     unit: str
     about: str = ""
     time: float = 0.0
     noisy: str | None = None    # why the measurement was too noisy to judge against, when it was
+    unmeasured: str | None = None   # why this machine has no measurement (measured is None), when it has none
 
     @property
     def guess_ratio(self):
-        """guess / measured, or None without a guess."""
-        return None if self.guess is None else self.guess / self.measured
+        """guess / measured, or None without a guess or a measurement."""
+        return None if self.guess is None or self.measured is None else self.guess / self.measured
 
     @property
     def model_ratio(self):
-        """model / measured."""
-        return self.model / self.measured
+        """model / measured, or None without a measurement."""
+        return None if self.measured is None else self.model / self.measured
 
     def __str__(self):
         about = f" ({self.about})" if self.about else ""
@@ -100,6 +99,8 @@ class Entry:
         def words(ratio):   # no verdict from a noisy measurement
             return _("(no verdict: see below)") if self.noisy else closeness(ratio)
 
+        if self.measured is None:
+            return "\n".join(lines + self._unmeasured_lines(guess, model, measured))
         if self.guess is None:
             lines.append(guess + _(" none: no guess was made; set it in the cell above and run both cells again"))
         else:
@@ -113,21 +114,33 @@ class Entry:
         return "\n".join(lines)
 
 
+    def _unmeasured_lines(self, guess, model, measured):
+        """The guess against the model, where this machine measures nothing to judge either by."""
+        if self.guess is None:
+            first = guess + _(" none: no guess was made; set it in the cell above and run both cells again")
+        else:
+            first = guess + _("{guess:>6.3g}   guess/model = {ratio:.3g}").format(
+                guess=self.guess, ratio=self.guess / self.model)
+        return [first, f"{model}{self.model:>6.3g}",
+                measured + _(" none here: {why}").format(why=self.unmeasured)]
+
+
 def _checked(key, guess, model, measured, unit, about):
     if not isinstance(key, str) or not _KEY.match(key):
         raise ValueError(f"key must look like 'NN-short-name' (NN the lesson number, lower case); got {key!r}")
     if guess is not None:
         guess = real("guess", guess, low=0, low_open=True)
     model = real("model", model, low=0, low_open=True)
-    measured = real("measured", measured, low=0, low_open=True)
+    if measured is not None:
+        measured = real("measured", measured, low=0, low_open=True)
     if not isinstance(unit, str) or not unit:
         raise TypeError(f"unit must be a non-empty string such as 'ms', 'x' or 'GB/s'; got {unit!r}")
     if not isinstance(about, str):
         raise TypeError(f"about must be a string naming workload, batch, shape, dtype, percentile; got {about!r}")
-    return key, (None if guess is None else float(guess)), float(model), float(measured)
+    return key, (None if guess is None else float(guess)), float(model), (None if measured is None else float(measured))
 
 
-def record(key, *, guess, model, measured, unit, about="", timing=None, show=True, keep=True):
+def record(key, *, guess, model, measured, unit, about="", timing=None, unmeasured=None, show=True, keep=True):
     """Show a guess beside the model and the measurement; append it to the learner's log; return the Entry.
 
     Parameters
@@ -137,7 +150,9 @@ def record(key, *, guess, model, measured, unit, about="", timing=None, show=Tru
     guess : float > 0 or None
         The learner's prediction, made before the model's number was shown; None when none was made.
     model, measured : float > 0
-        The model's prediction and the measurement, in the same ``unit``.
+        The model's prediction and the measurement, in the same ``unit``. ``measured`` is None where this
+        machine cannot measure it (a GPU's own figure on a CPU); ``unmeasured`` then says why, and the
+        guess is shown against the model, with no verdict.
     unit : str
         E.g. ``"ms"``, ``"x"``, ``"GB/s"``.
     about : str
@@ -151,8 +166,12 @@ def record(key, *, guess, model, measured, unit, about="", timing=None, show=Tru
         in a presentation: the presenter's own log is not a learner's record).
     """
     key, guess, model, measured = _checked(key, guess, model, measured, unit, about)
+    if (measured is None) != (unmeasured is not None) or not isinstance(unmeasured, (str, type(None))):
+        raise ValueError("measured=None needs unmeasured= (a string: why this machine cannot measure it), and a "
+                         f"measurement needs none; got measured={measured!r}, unmeasured={unmeasured!r}")
     timings = () if timing is None else tuple(timing) if isinstance(timing, (list, tuple)) else (timing,)
-    entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time(), noise_note(*timings))
+    entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time(),
+                  noise_note(*timings) if measured is not None else None, unmeasured)
     if show:
         print(entry)
     if keep and os.environ.get(ENV_RECORD, "").strip() != "0":
@@ -197,109 +216,10 @@ def _entry(data):
     entry = Entry(**{k: data[k] for k in Entry.__dataclass_fields__ if k in data})
     if entry.noisy is not None and not isinstance(entry.noisy, str):
         raise TypeError("a record's noisy field is the reason, a string, or null")
+    if (entry.measured is None) != isinstance(entry.unmeasured, str):
+        raise TypeError("a record without a measurement says why (unmeasured), and only such a record does")
     _checked(entry.key, entry.guess, entry.model, entry.measured, entry.unit, entry.about)
     return entry
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """The learner's predictions in course order: log2(guess/measured) beside log2(model/measured).
-
-    ``rows`` holds ``(key, lesson, guess_log2 or None, model_log2)``, the latest attempt of each
-    key; 0 is a perfect prediction, +1 twice too high, -1 half. ``noisy`` names the keys left
-    out because every attempt's measurement was too noisy to judge.
-    """
-
-    rows: tuple
-    noisy: tuple = ()
-
-    @property
-    def guessed(self):
-        """The rows with a guess."""
-        return [r for r in self.rows if r[2] is not None]
-
-    @property
-    def median_error(self):
-        """Median of |log2(guess/measured)| over the guesses, or None without any."""
-        errors = [abs(r[2]) for r in self.guessed]
-        return statistics.median(errors) if errors else None
-
-    @property
-    def model_median_error(self):
-        """Median of |log2(model/measured)| over the same predictions."""
-        errors = [abs(r[3]) for r in self.guessed]
-        return statistics.median(errors) if errors else None
-
-    def trend(self):
-        """Median error of the first half of the guesses and of the second half (None with under 4)."""
-        errors = [abs(r[2]) for r in self.guessed]
-        if len(errors) < 4:
-            return None
-        half = len(errors) // 2
-        return statistics.median(errors[:half]), statistics.median(errors[half:])
-
-    def summary(self):
-        """Sentences the learner reads: how far off the guesses were, against the model, and the trend."""
-        if not self.noisy:
-            return self._summary()
-        left_out = ngettext(" {n} more experiment could not be judged (too noisy, or too few samples) and is left "
-                            "out ({keys}): rerun it on a quiet machine.",
-                            " {n} more experiments could not be judged (too noisy, or too few samples) and are left "
-                            "out ({keys}): rerun them on a quiet machine.",
-                            len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
-        return self._summary() + left_out
-
-    def _summary(self):
-        if not self.rows:
-            return _("No prediction is recorded yet: each lesson's experiment adds one.")
-        if not self.guessed:
-            return ngettext("{n} experiment recorded, none with a guess: set the guess (it ships as None) before "
-                            "running the measuring cell.",
-                            "{n} experiments recorded, none with a guess: set the guess (it ships as None) before "
-                            "running the measuring cell.", len(self.rows)).format(n=len(self.rows))
-        guesses = ngettext("{n} guess", "{n} guesses", len(self.guessed)).format(n=len(self.guessed))
-        experiments = ngettext("{n} experiment", "{n} experiments", len(self.rows)).format(n=len(self.rows))
-        text = _("{guesses} over {experiments}: your median guess was off by {off:.2f}x, the models' by {model:.2f}x "
-                 "on the same experiments.").format(guesses=guesses, experiments=experiments,
-                                                    off=2 ** self.median_error, model=2 ** self.model_median_error)
-        trend = self.trend()
-        if trend is None:
-            return text + _(" Make at least 4 guesses to see whether you improve through the course.")
-        first, second = 2 ** trend[0], 2 ** trend[1]
-        if second < first:
-            how = _(" Through the course your guesses got better: from {first:.2f}x off in the first half to "
-                    "{second:.2f}x in the second.")
-        elif second > first:
-            how = _(" Through the course your guesses did not get better: from {first:.2f}x off in the first half to "
-                    "{second:.2f}x in the second.")
-        else:
-            how = _(" Through the course your guesses stayed at {first:.2f}x off.")
-        return text + how.format(first=first, second=second)
-
-    def table(self):
-        """One line per prediction, in course order."""
-        head = _("prediction")
-        lines = [f"{head:<28}{'guess/measured':>16}{'model/measured':>16}"]
-        for key, _lesson, g, m in self.rows:
-            guess = _("no guess") if g is None else f"{2 ** g:.3g}"
-            lines.append(f"{key:<28}{guess:>16}{2 ** m:>16.3g}")
-        return "\n".join(lines)
-
-
-def calibration(entries=None):
-    """The :class:`Calibration` of a list of entries (default: the learner's log)."""
-    entries = load() if entries is None else list(entries)
-    first_seen, latest, noisy = {}, {}, []
-    for e in sorted(entries, key=lambda e: e.time):
-        if not isinstance(e, Entry):
-            raise TypeError(f"entries must be predictions.Entry records; got {type(e).__name__}")
-        if e.noisy:                 # no verdict from noise: its ratios say nothing about the guess
-            noisy.append(e.key)
-            continue
-        first_seen.setdefault(e.key, e.time)
-        if e.guess is not None or e.key not in latest or latest[e.key].guess is None:
-            latest[e.key] = e   # the latest attempt, preferring one with a guess
-    order = sorted(latest, key=lambda k: (latest[k].lesson, first_seen[k]))
-    rows = tuple((k, latest[k].lesson, None if latest[k].guess is None else math.log2(latest[k].guess_ratio),
-                  math.log2(latest[k].model_ratio)) for k in order)
-    return Calibration(rows, tuple(dict.fromkeys(k for k in noisy if k not in latest)))
+from .calibration import Calibration, calibration  # noqa: E402 - reads the log this module writes

@@ -11,7 +11,7 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["source", "sources", "function", "suffix", "launch_1d", "THREADS"]
+__all__ = ["source", "sources", "function", "device_occupancy", "suffix", "launch_1d", "THREADS"]
 
 THREADS = 256  # threads per block unless a kernel says otherwise
 
@@ -40,6 +40,17 @@ def _module(filename):
 def function(filename, name):
     """The compiled kernel ``name`` from ``filename`` (compiled once per process, on first use)."""
     return _module(filename).get_function(name)
+
+
+def device_occupancy(filename, name, threads):
+    """``(blocks, registers)``: the resident blocks per SM the device itself reports for kernel ``name`` of
+    ``filename`` in blocks of ``threads`` (``cuOccupancyMaxActiveBlocksPerMultiprocessor``), and the registers
+    per thread its driver gave the kernel. Needs CuPy on an NVIDIA GPU."""
+    from cupy.cuda import driver
+
+    func = function(filename, name)
+    blocks = driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, int(threads), 0)
+    return int(blocks), int(driver.funcGetAttribute(driver.CU_FUNC_ATTRIBUTE_NUM_REGS, func.ptr))
 
 
 def suffix(dtype):

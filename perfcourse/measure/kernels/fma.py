@@ -26,9 +26,21 @@ from ...models.counts import dependent_steps
 from . import _cuda
 from ._base import Kernel, uniform
 
-__all__ = ["fma_chains", "dependent_steps", "CHAINS", "A", "B"]
+__all__ = ["fma_chains", "dependent_steps", "device_occupancy", "CHAINS", "A", "B"]
 
 A, B = 0.99, 0.01   # v -> A v + B contracts towards 1: no overflow however many steps
+
+
+def device_occupancy(chains, threads_per_block):
+    """What the GPU itself says of ``fma_chains_<chains>`` in blocks of ``threads_per_block``: ``(resident blocks
+    per SM, registers per thread, compute capability as (major, minor))``. Needs CuPy on an NVIDIA GPU."""
+    import cupy
+
+    if chains not in CHAINS:
+        raise ValueError(f"chains must be one of {CHAINS}; got {chains!r}")
+    blocks, registers = _cuda.device_occupancy("fma.cu", f"fma_chains_{chains}", threads_per_block)
+    cc = cupy.cuda.Device().compute_capability
+    return blocks, registers, (int(cc[:-1]), int(cc[-1]))
 
 
 def _inputs(n, fmas, *, dtype, xp, rng):
