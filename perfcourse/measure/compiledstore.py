@@ -76,10 +76,14 @@ def course_reports(name):
     known = compiler.sources()
     if name not in known:
         raise ValueError(f"name must be one of the course's CUDA C files ({', '.join(known)}); got {name!r}")
-    if cudacompile.missing() is None:
-        return compiler.compiled(name), "compiled here for sm_90 by the compile extra's nvcc"
+    why = cudacompile.missing()
+    if why is None:
+        try:
+            return compiler.compiled(name), "compiled here for sm_90 by the compile extra's nvcc"
+        except RuntimeError as err:          # numba-cuda without the toolkit's nvcc, say
+            why = str(err)
     data = stored()
     if data is None or data["sources"].get(name) != _digest(known[name]):
-        raise RuntimeError(f"no current compiler report of {name}.cu is stored, and {cudacompile.missing()}")
+        raise RuntimeError(f"no current compiler report of {name}.cu is stored, and {why}")
     reports = {k: Report(*(r[f] for f in _FIELDS)) for k, r in data["reports"].items() if r["source"] == name}
     return reports, f"compiled for sm_90 by nvcc {data['toolkit']}, stored with the course (no compiler here)"
