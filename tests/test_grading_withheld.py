@@ -151,6 +151,17 @@ def sectors_per_warp(stride, itemsize):
 def triad_bytes(n, itemsize, stride):
     i = np.arange(n, dtype=np.int64)
     return 3 * 32 * _request_sectors((i // stride // 32) * stride + i % stride, i, itemsize)
+def best_block_size(registers_per_thread, shared_bytes_per_block):     # part E: CUDA's rules, from the package
+    best = None
+    for t in range(32, 1025, 32):
+        try:
+            e = pc.occupancy.estimate(threads_per_block=t, registers_per_thread=registers_per_thread,
+                                      shared_bytes_per_block=shared_bytes_per_block)
+        except ValueError:
+            continue
+        if best is None or e.occupancy > best["occupancy"]:
+            best = {"threads_per_block": t, "occupancy": e.occupancy, "limit": e.limit}
+    return best
 '''
 
 
@@ -161,8 +172,9 @@ def test_a_private_helper_only_withheld_functions_use_is_withheld_too(tmp_path):
     if UNSAFE:
         pytest.skip("withholding needs the sandbox's own copy of the package")
     sub = _graded_with(tmp_path, "11_grid_stride.ipynb", SHORTCUT_11)
-    assert [p["points"] for p in sub["parts"]][2:] == [0, 0], sub["parts"]
-    assert all("_request_sectors is withheld while exercise 11" in p["feedback"] for p in sub["parts"][2:])
+    assert [p["points"] for p in sub["parts"]][2:] == [0, 0, 0], sub["parts"]
+    assert all("_request_sectors is withheld while exercise 11" in p["feedback"] for p in sub["parts"][2:4])
+    assert "perfcourse.models.occupancy.estimate is withheld while exercise 11" in sub["parts"][4]["feedback"]
 
 
 # the package's other implementations of what a part asks: the step profile (ex02, ex08), the trace (ex06),

@@ -232,7 +232,7 @@ def test_grading_the_solution_takes_well_under_a_minute():
     took = time.perf_counter() - started
     assert book["errors"] == [] and book["failures"] == []
     (sub,) = book["submissions"]
-    assert sub["points"] == sub["max_points"] == 8, sub
+    assert sub["points"] == sub["max_points"] == 10, sub
     assert took < 60, f"grading exercise 11 took {took:.1f} s"
 
 

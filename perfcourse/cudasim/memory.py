@@ -31,8 +31,9 @@ class Traced(float):
     An input element has depth 0; ``a + b`` has depth ``max(depth(a), depth(b)) + 1``. What a
     kernel writes keeps its depth, so the depth of a result is the length of its critical path:
     about ``log2 T`` for a tree of ``T`` values, ``T`` for a chain. A value made plain again
-    (``float(v)``, a math function, a NumPy scalar on the left) starts over at 0: the count can
-    only be short, never long.
+    (a math function, a NumPy scalar on the left) would start over at 0, so the grader refuses such
+    calls in the kernels it counts (:mod:`perfcourse.grading.kernelrules`); ``int()`` of one, or a store of one
+    into an integer array, raises here.
 
     Examples
     --------
@@ -54,6 +55,17 @@ class Traced(float):
 
     def __abs__(self):
         return Traced(abs(float(self)), self.depth)
+
+    def _whole(self, *args):
+        raise TypeError("the kernel turned a value it read into a whole number (int, round, floor, ceil), which drops "
+                        "the additions behind it: keep the values floating point")
+
+    __int__ = __trunc__ = __floor__ = __ceil__ = __round__ = _whole
+
+    real = property(lambda self: self)
+
+    def conjugate(self):
+        return self
 
 
 def depth_of(value):
@@ -83,6 +95,14 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     _operation(_name)
 
 
+def _stored(array, value):
+    """``value``, unless it is a :class:`Traced` value going into an integer array (its history would be lost)."""
+    if isinstance(value, Traced) and array.dtype.kind != "f":
+        raise TypeError(f"the kernel stored a value it read into an array of {array.dtype}, which drops the additions "
+                        "behind it: keep the values in a float array")
+    return value
+
+
 class Local:
     """A thread's own array (``cuda.local.array``): no other thread sees it, and each value keeps its depth."""
 
@@ -101,7 +121,7 @@ class Local:
         return Traced(value, self._depth[key]) if np.ndim(value) == 0 and self._data.dtype.kind == "f" else value
 
     def __setitem__(self, key, value):
-        self._data[key] = value
+        self._data[key] = _stored(self._data, value)
         self._depth[key] = depth_of(value)
 
 
@@ -158,7 +178,7 @@ class Mem:
         else:
             self._launch.write(self, int(slot))
             self._track.depth[int(slot)] = depth_of(value)
-        self._data[key] = value
+        self._data[key] = _stored(self._data, value)
 
     def __array__(self, dtype=None, copy=None):
         for one in self._slots.ravel():

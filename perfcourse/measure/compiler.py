@@ -7,7 +7,9 @@ the GPU target once per process, so the kernel's source (with the numbers and de
 uses) is compiled in a fresh process: it works the same in a lesson that runs on the simulator.
 ``compiled("stream")`` does the same for the course's CUDA C kernels (``measure/kernels/*.cu``), by
 nvcc. What the compiler reports for Hopper is a fact about the real kernel, GPU or no GPU.
-``occupancy(report, threads_per_block)`` turns a report into the warps it keeps resident on one SM.
+``occupancy(report, threads_per_block)`` turns a report into the warps it keeps resident on one SM;
+``describe(kernel, signature, block_sizes)`` prints both for a learner's kernel and never raises for a
+kernel that does not compile (it says why).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import textwrap
 from pathlib import Path
 
 from .. import cudacompile
+from .._lang import _
 from ..cudacompile import HOPPER, CompileError, Report
 from ..models import occupancy as _occupancy
 
-__all__ = ["compiled", "course_reports", "occupancy", "sources", "CompileError", "Report"]
+__all__ = ["compiled", "course_reports", "describe", "occupancy", "sources", "CompileError", "Report"]
 
 KERNELS = Path(__file__).resolve().parent / "kernels"
 
@@ -117,3 +120,56 @@ def occupancy(report, threads_per_block, *, dynamic_shared_bytes=0, device="H200
         raise TypeError(f"report must be what compiled() returns; got {type(report).__name__}")
     return _occupancy.estimate(threads_per_block=threads_per_block, registers_per_thread=max(report.registers, 1),
                                shared_bytes_per_block=report.shared_bytes + dynamic_shared_bytes, device=device)
+
+
+def _summary(report):
+    mix = report.mix()
+    return _("{kernel} for {arch}: {registers} registers a thread, {spills} bytes spilled, {shared} bytes of shared "
+             "memory a block, {barriers} named barriers; instructions: {fp} floating point, {loads} loads, "
+             "{stores} stores, {branches} branches, {other} other").format(
+        kernel=report.kernel, arch=report.arch, registers=report.registers, spills=report.spills,
+        shared=report.shared_bytes, barriers=report.barriers, fp=mix["floating point"], loads=mix["loads"],
+        stores=mix["stores"], branches=mix["branches"], other=mix["other"] + mix["barriers"])
+
+
+def describe(kernel, signature, block_sizes=(), *, device="H200"):
+    """Print what the compiler makes of ``kernel`` for ``device``, and its occupancy at each of ``block_sizes``.
+
+    For a learner's kernel in an exercise: one line of registers, spills, shared memory, barriers and
+    instruction mix (:func:`compiled`), then a line per block size (:func:`occupancy`). A kernel that
+    does not compile for a GPU is said so with the compiler's first message, and without the compile
+    extra it says what to install: neither raises. Returns the :class:`Report`, or None.
+    """
+    if isinstance(block_sizes, int) or not all(isinstance(t, int) and not isinstance(t, bool) for t in block_sizes):
+        raise TypeError(f"block_sizes must be a tuple of whole numbers of threads; got {block_sizes!r}")
+    try:
+        report = compiled(kernel, signature)
+    except CompileError as err:
+        print(_("{kernel} does not compile for a GPU: {reason}").format(kernel=getattr(kernel, "__name__", kernel),
+                                                                         reason=err))
+        return None
+    except RuntimeError as err:
+        print(_("The compiler's report needs the compile extra: {reason}").format(reason=err))
+        return None
+    except OSError as err:          # a sandbox that starts no programs (the grader's), or a broken install
+        print(_("The compiler could not be started here: {reason}").format(reason=err))
+        return None
+    print(_summary(report))
+    for threads in block_sizes:
+        try:
+            e = occupancy(report, threads, device=device)
+        except ValueError as err:
+            print(_("  blocks of {threads} threads cannot run: {reason}").format(threads=threads, reason=err))
+            continue
+        print(_("  blocks of {threads} threads on one {device} SM: {blocks} blocks, {warps} of {most} warps "
+                "({share:.0%}), limited by {limit}").format(
+            threads=threads, device=device, blocks=e.blocks_per_sm, warps=e.active_warps,
+            most=_occupancy.limits(device).warps, share=e.occupancy,
+            limit=_limit_name(e.limit)))
+    return report
+
+
+def _limit_name(limit):
+    names = {"threads": _("threads"), "blocks": _("blocks"), "registers": _("registers"),
+             "shared memory": _("shared memory")}
+    return names[limit]

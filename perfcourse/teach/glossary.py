@@ -67,8 +67,8 @@ TERMS = (
        "accuracy; the offline counterpart of latency.", ["time-to-target-quality"]),
     _t("work", "工作量 / 总工作量", 2, "T1: the total number of operations, i.e. the time on a single "
        "processor.", ["T1", "T_1"]),
-    _t("span", "关键路径（span） / 关键路径长度", 2, "T_inf: the time with unlimited processors, set by the longest chain "
-       "of dependent steps.", ["T_inf", "T∞", "depth"]),
+    _t("span", "关键路径（span） / 关键路径长度", 2, "T_inf: the time with unlimited processors, set by the "
+       "longest chain of dependent steps.", ["T_inf", "T∞", "depth"]),
     _t("critical path", "关键路径", 2, "The longest chain of operations that must run one after another; its "
        "length is the span."),
     _t("parallelism", "并行度 / 可用并行度", 2, "T1 / T_inf: the average number of operations that could run "

@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from ...models.counts import log2_ceil
+from .. import kernelrules
 from ._kernels import tree_bound
 from ._tools import close, part, short
 
@@ -98,7 +99,7 @@ def launch_tree(block_tree, x, tpb, ref):
     blocks = -(-x.size // tpb)
     run = block_tree(blocks, tpb, x, np.full(blocks, np.nan))
     call = f"block_tree[{blocks}, {tpb}](x of N = {x.size}, out)"
-    problem = run.problem()
+    problem = run.problem() or kernelrules.problem(run.module, run.name)
     if problem:
         return run, None, f"{call}: {problem}"
     sums = run.arrays[1]

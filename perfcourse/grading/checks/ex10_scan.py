@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from ...models.counts import SCANS, log2_ceil, scan_offsets, scan_work_span
+from .. import kernelrules
 from ._kernels import tree_bound
 from ._tools import close, part, short
 
@@ -88,7 +89,7 @@ def launch_scan(kernel, kind, x):
     threads = n if kind == "hillis_steele" else 1 << (n - 1).bit_length()
     run = kernel(1, threads, x, np.full(n, np.nan))
     call = f"{KERNELS[kind]}[1, {threads}](x of n = {n}, out)"
-    problem = run.problem() or scan_problem(run.arrays[1], x, kind)
+    problem = run.problem() or kernelrules.problem(run.module, run.name) or scan_problem(run.arrays[1], x, kind)
     if problem:
         return run, f"{call}: {problem}"
     if run.atomic_ops():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...models.counts import SECTOR_BYTES, WARP_SIZE, triad_sector_bytes, warp_sectors
+from . import _blocks
 from ._tools import part, short
 
 KERNEL_TIMEOUT_S = 60        # simulated kernels are slow
@@ -292,3 +293,13 @@ def check_triad_bytes(triad_bytes, rng, ref):
             return 0, 2, (f"wrong for triad_bytes({n}, {itemsize}, {stride}): expected {expected}, got {short(got)}"
                           f"{_bytes_hint(got, n, itemsize, stride)}")
     return 2, 2, f"correct on {len(cases)} random sizes, element sizes and strides"
+
+
+@part("E: the block size that fills an SM", points=2, needs=("best_block_size",))
+def check_best_block_size(best_block_size, rng, ref):
+    cases = _blocks.cases(rng)
+    for registers, shared in cases:
+        problem = _blocks.problem(best_block_size(registers, shared), registers, shared)
+        if problem:
+            return 0, 2, f"best_block_size({registers}, {shared}): {problem}"
+    return 2, 2, f"correct on {len(cases)} random register and shared memory budgets, each limit binding in turn"
