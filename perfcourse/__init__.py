@@ -26,7 +26,8 @@ ALIASES = {
     "laws": "models.laws", "roofline": "models.roofline", "scaling": "models.scaling",
     "allreduce": "models.allreduce", "dag": "models.dag", "launches": "models.launches",
     "latency": "models.latency", "counts": "models.counts", "datasheets": "models.datasheets",
-    "fusion": "models.fusion", "occupancy": "models.occupancy", "verdicts": "teach.verdicts",
+    "fusion": "models.fusion", "occupancy": "models.occupancy", "published": "models.published",
+    "verdicts": "teach.verdicts",
     "explain": "teach.explain",
     # queueing
     "queueing": "queueing", "servicetime": "queueing.servicetime", "simulator": "queueing.simulator",

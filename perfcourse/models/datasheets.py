@@ -28,7 +28,7 @@ from importlib import resources
 __all__ = ["Datasheet", "table", "datasheet", "names"]
 
 _RATE_KEYS = {"fp32": "fp32", "float32": "fp32", "fp16": "fp16", "float16": "fp16", "bf16": "bf16",
-              "bfloat16": "bf16"}
+              "bfloat16": "bf16", "fp8": "fp8"}
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,14 @@ class Datasheet:
     memory_bytes: float
     source: str
     compute_capability: tuple[int, int] | None = None
+    fp8: float | None = None                # dense fp8 Tensor Core rate, where the row gives it
+    host_bandwidth: float | None = None     # the host link (PCIe), bytes/s each way
+    nvlink_bandwidth: float | None = None   # NVLink, bytes/s both directions together
     match: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
 
     def peak_flops(self, dtype="fp32"):
-        """Datasheet FLOP/s for ``dtype`` (fp32/float32, fp16/float16, bf16/bfloat16); None if absent."""
+        """Datasheet FLOP/s for ``dtype`` (fp32/float32, fp16/float16, bf16/bfloat16, fp8); None if absent."""
         if dtype not in _RATE_KEYS:
             raise ValueError(f"dtype must be one of {', '.join(_RATE_KEYS)}; got {dtype!r}")
         return getattr(self, _RATE_KEYS[dtype])
