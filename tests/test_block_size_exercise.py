@@ -18,10 +18,10 @@ from perfcourse.grading.checks._blocks import SIZES, problem, residency
 PART = next(p for p in parts("ex11") if p.needs == ("best_block_size",))
 
 
-def _best(registers, shared, *, unit=256, partitions=4, reserved=1024, blocks=32, percent=False):
+def _best(registers, shared, *, unit=256, partitions=4, reserved=1024, shared_unit=128, blocks=32, percent=False):
     """The notebook's rules; each keyword leaves one of them out when changed."""
     per_warp = -(-registers * 32 // unit) * unit
-    per_block = -(-(shared + reserved) // 128) * 128
+    per_block = -(-(shared + reserved) // shared_unit) * shared_unit
     best = None
     for threads in SIZES:
         warps = threads // 32
@@ -73,6 +73,14 @@ def test_each_rule_left_out_is_refused_where_it_matters(mistake, budget, said):
     got = _best(*budget, **mistake)
     assert got != _best(*budget), "the budget must tell the mistake from the rule"
     assert said in (problem(got, *budget) or ""), problem(got, *budget)
+
+
+@pytest.mark.parametrize("mistake", [dict(unit=32), dict(partitions=1), dict(reserved=0), dict(shared_unit=1),
+                                     dict(blocks=64)], ids=lambda m: next(iter(m)))
+def test_each_rule_left_out_scores_zero_in_every_grading(mistake):
+    for seed in range(6):
+        points, feedback = _score(lambda r, s: _best(r, s, **mistake), seed)
+        assert points == 0, (seed, feedback)
 
 
 def test_the_same_block_everywhere_and_a_wrong_limit_score_zero():

@@ -53,15 +53,17 @@ def block_tree(x, out):
         out[cuda.blockIdx.x] = sh[0]
 """
 
+SERIAL = "lines of the kernel one after another"
 ROUTES = {   # the laundering expression, and what the feedback must say
-    "plain": ("s", "chain of"),
-    "math.copysign": ("math.copysign(s, s)", "calls math.copysign"),
-    "math.ldexp": ("math.ldexp(s, 0)", "calls math.ldexp"),
-    "np.float64": ("np.float64(s)", "calls np.float64"),
+    "plain": ("s", SERIAL),
+    "math.copysign": ("math.copysign(s, s)", SERIAL),        # math keeps the count, and the lines are counted too
+    "math.ldexp": ("math.ldexp(s, 0)", SERIAL),
+    "np.float64": ("np.float64(s)", "calls np.float64 on a value"),
     ".real": ("s.real", "reads .real of s"),
     "a dunder": ("s.__float__()", "calls s.__float__"),
     "float of a string": ("float(str(s))", "calls str"),
     "int round trip": ("int(s * 1e12) / 1e12", "into a whole number"),
+    "a complex number": ("abs(s * 1j)", "uses a complex number"),
 }
 
 
@@ -69,7 +71,8 @@ ROUTES = {   # the laundering expression, and what the feedback must say
 def test_a_value_without_its_history_scores_0_in_exercise_09(route):
     expression, said = ROUTES[route]
     points, feedback = score("ex09", "A:", changed(RADIX8, "LAUNDER", expression))
-    assert points == 0 and said in feedback, (route, feedback)
+    either = ("chain of", SERIAL) if said == SERIAL else (said,)     # its chain, or its lines, whichever is first
+    assert points == 0 and any(s in feedback for s in either), (route, feedback)
 
 
 # exercise 10: an integer fixed-point copy of the input, scanned serially by segments, padded with empty barriers
@@ -108,15 +111,91 @@ def test_an_integer_copy_of_the_input_scores_0_in_exercise_10(load, said):
 def test_the_rules_pass_what_a_tree_needs_and_name_the_line():
     tree = changed(RADIX8, "LAUNDER", "s")
     assert kernelrules.problem(kernel_module([tree], []), "block_tree") is None
-    said = kernelrules.problem(kernel_module([changed(RADIX8, "LAUNDER", "math.fabs(s)")], []), "block_tree")
-    assert said.startswith("block_tree calls math.fabs (block_tree, line 17: sh[t] = math.fabs(s))"), said
+    assert kernelrules.problem(kernel_module([changed(RADIX8, "LAUNDER", "math.fabs(s) + np.float64(0.0)")], []),
+                               "block_tree") is None                     # math, and NumPy on a constant: allowed
+    said = kernelrules.problem(kernel_module([changed(RADIX8, "LAUNDER", "np.float64(s)")], []), "block_tree")
+    assert said.startswith("block_tree calls np.float64 on a value (block_tree, line 17: sh[t] = np.float64(s))"), said
     helper = "@cuda.jit(device=True)\ndef h(v):\n    return v.imag\n" + changed(RADIX8, "LAUNDER", "h(s)")
     assert "h reads .imag of v" in kernelrules.problem(kernel_module([helper], []), "block_tree")
 
 
 def test_a_traced_value_keeps_its_history_where_python_allows():
+    import numpy as np
+
+    from perfcourse.cudasim.fakecuda import _Math
+
     v = Traced(2.5, 3)
     assert v.real.depth == 3 and v.conjugate().depth == 3 and (v + 1).depth == 4 and (-v).depth == 3
+    for other in (np.False_, np.int64(0), np.float64(1.0), True):       # NumPy scalars and bools defer to it
+        assert getattr(other + v, "depth", None) == 4 and getattr(v * other, "depth", None) == 4, other
+    assert _Math().copysign(v, v).depth == 4 and _Math().log2(8) == 3.0 and _Math().pi == np.pi
     for whole in (int, round):
         with pytest.raises(TypeError, match="whole number"):
             whole(v)
+
+
+def test_a_slice_store_keeps_the_history_of_what_it_writes():
+    import numpy as np
+
+    from .kernelcases import launchers
+
+    # a serial running sum written through one-element slices: out[k] is k + 1 additions deep, as with out[k] = s
+    source = """
+@cuda.jit
+def scan(x, out):
+    if cuda.threadIdx.x == 0:
+        s = 0.0
+        for k in range(x.size):
+            s = s + x[k]
+            out[k:k + 1] = s
+"""
+    run = launchers(source, "scan")["scan"](1, 4, np.ones(40), np.zeros(40))
+    assert run.problem() is None and run.arrays[1][-1] == 40.0
+    assert run.depth(1) == 40
+
+
+# one thread per step adds a chunk of the block to a running sum (log2 T + 1 steps): few reads per thread, few
+# barriers, but the block's work is serial; "LAST" is how the sum is handed to out
+CHUNKS = """
+@cuda.jit
+def block_tree(x, out):
+    level = cuda.shared.array(MAX_THREADS, dtype=np.float64)
+    acc = cuda.shared.array(1, dtype=np.float64)
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    i = cuda.blockIdx.x * T + t
+    level[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    K = 1
+    m = T
+    while m > 1:
+        m //= 2
+        K += 1
+    C = (T + K - 1) // K
+    for j in range(K):
+        if t == j:
+            s = 0.0
+            if j > 0:
+                s = acc[0]
+            for k in range(j * C, min(j * C + C, T)):
+                s = s + level[k] + np.False_
+            acc[0] = s
+            if j == K - 1:
+                LAST
+        cuda.syncthreads()
+"""
+REBUILT = """r = 0.0
+                a = s if s >= 0 else -s
+                p = 256.0
+                for e in range(60):
+                    if a >= r + p:
+                        r = r + p
+                    p = p * 0.5
+                out[cuda.blockIdx.x] = r if s >= 0 else -r"""
+
+
+@pytest.mark.parametrize("last", ["out[cuda.blockIdx.x] = s", "out[cuda.blockIdx.x:cuda.blockIdx.x + 1] = s", REBUILT],
+                         ids=["a NumPy bool added", "a slice store", "rebuilt from comparisons"])
+def test_serial_chunks_score_0_however_the_sum_is_handed_over(last):
+    points, feedback = score("ex09", "A:", changed(CHUNKS, "LAST", last))
+    assert points == 0 and (SERIAL in feedback or "chain of" in feedback), feedback

@@ -139,10 +139,27 @@ def _float(value=0.0):
     return Traced(float(value), depth_of(value))
 
 
+class _Math:
+    """``math`` as a simulated kernel sees it: a function of a value read from memory keeps the operations behind
+    it, plus one (``math.copysign(s, s)`` is not a fresh start); whole-number results raise (see :class:`Traced`)."""
+
+    def __getattr__(self, name):
+        real = getattr(math, name)
+        if not callable(real):
+            return real
+
+        def traced(*args):
+            result = real(*args)
+            depth = max((depth_of(a) for a in args if isinstance(a, Traced)), default=None)
+            return Traced(result, depth + 1) if depth is not None and isinstance(result, float) else result
+
+        return traced
+
+
 def kernels_of(module_text, cuda=None):
     """The kernels of ``module_text`` (the grader's kernel module) run against ``cuda``: ``{name: Kernel}``."""
     cuda = cuda or FakeCuda()
-    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": math,
+    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": _Math(),
                  "float": _float}                 # float(v) keeps the operations behind v: no fresh start
     exec(compile(module_text, KERNEL_FILE, "exec"), namespace)   # noqa: S102 - a module the grader checked
     namespace["cuda"] = cuda
@@ -164,7 +181,8 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
     (``atomics``) and the depth of each element's value (``depths``: the operations one after
     another behind it, see :class:`perfcourse.cudasim.memory.Traced`). ``barriers``, ``reads``
     and ``steps`` list, per block, each thread's barrier count, element reads and the lines of
-    the kernel it executed. ``race``, ``unwritten``, ``mismatch`` and ``fault`` describe the
+    the kernel it executed; ``critical``, per block, the lines on its critical path (see
+    :func:`perfcourse.cudasim.launch.critical_lines`). ``race``, ``unwritten``, ``mismatch`` and ``fault`` describe the
     first of each (or are None); ``timeout`` says the
     launch did not finish.
     """
@@ -191,6 +209,7 @@ def simulate(kernel, cuda, grid, block, args, *, timeout_s=60.0):
             "atomics": [m._track.atomics for m in arrays], "depths": [m._track.depth for m in arrays],
             "barriers": launch.barriers, "reads": launch.reads, "steps": launch.steps, "race": launch.race,
             "unwritten": launch.unwritten, "mismatch": launch.mismatch, "fault": launch.fault_at, "timeout": timeout,
-            "threads_per_block": launch.threads_per_block, "atomic_ops": launch.atomic_ops}
+            "threads_per_block": launch.threads_per_block, "atomic_ops": launch.atomic_ops,
+            "critical": launch.critical}
 
 

@@ -58,6 +58,7 @@ class _Thread(threading.Thread):
         self.go, self.parked = threading.Event(), threading.Event()
         self.state, self.epoch, self.sites, self.reads, self.error = "run", 0, [], 0, None
         self.steps = 0                # lines of the kernel this thread executed: its own work, whatever it touched
+        self.marks = []               # its steps when it reached each barrier
 
     @property
     def stamp(self):
@@ -91,12 +92,35 @@ class _Thread(threading.Thread):
 
     def barrier(self, site):
         self.sites.append(site)
+        self.marks.append(self.steps)
         self.state = "barrier"
         self.parked.set()
         self.go.wait()
         self.go.clear()
         if self.launch.aborted:
             raise _Abort
+
+
+def critical_lines(marks):
+    """Lines a block's kernel runs one after another: per interval between barriers, its busiest thread's lines.
+
+    ``marks``: for each thread, its executed lines counted at each barrier it reached, then at its end.
+    Threads wait at a barrier for the slowest, so the block's time is the sum over intervals of the
+    most lines any thread ran in it: a tree runs a few lines per level, a thread that adds up a chunk
+    alone runs a line per element, whatever the values it computes look like.
+
+    Examples
+    --------
+    >>> critical_lines([[5, 9, 12], [5, 30, 33]])       # two threads, two barriers: 5 + 25 + 3
+    33
+    >>> critical_lines([[4], [7]])
+    7
+    """
+    intervals = min(len(m) for m in marks) if marks else 0
+    total = 0
+    for i in range(intervals):
+        total += max(m[i] - (m[i - 1] if i else 0) for m in marks)
+    return int(total)
 
 
 def _traceback_line(err):
@@ -124,6 +148,7 @@ class Launch:
         self.race = self.unwritten = self.fault_at = None
         self.shared, self.block_state = {}, None
         self.barriers, self.reads, self.steps, self.mismatch, self.atomic_ops = [], [], [], None, 0
+        self.critical = []            # per block: lines on its critical path (the slowest thread of each interval)
 
     # --- what threads do --------------------------------------------------------------------
 
@@ -234,6 +259,7 @@ class Launch:
         self.barriers.append(counts)
         self.reads.append([t.reads for t in threads])
         self.steps.append([t.steps for t in threads])
+        self.critical.append(critical_lines([t.marks + [t.steps] for t in threads]))
         if self.mismatch is None:
             first = threads[0]
             for other in threads[1:]:

@@ -42,6 +42,8 @@ class Traced(float):
     (4, 5, 4, 3.5)
     """
 
+    __array_ufunc__ = None        # a NumPy scalar or array on the other side defers to these operations
+
     def __new__(cls, value, depth):
         made = float.__new__(cls, value)
         made.depth = int(depth)
@@ -73,17 +75,20 @@ def depth_of(value):
     return value.depth if isinstance(value, Traced) else 0
 
 
+_REAL = (int, float, np.integer, np.floating, np.bool_)      # bool is an int: True * x is x, counted
+
+
 def _operation(name):
     op = getattr(float, f"__{name}__")
     flipped = getattr(float, f"__r{name}__")
 
     def forward(self, other):
-        if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.integer, np.floating)):
+        if not isinstance(other, _REAL):
             return NotImplemented
         return Traced(op(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
 
     def reflected(self, other):
-        if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.integer, np.floating)):
+        if not isinstance(other, _REAL):
             return NotImplemented
         return Traced(flipped(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
 
@@ -93,6 +98,15 @@ def _operation(name):
 
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     _operation(_name)
+
+
+def _depths(value):
+    """The depth of each element a slice store writes: a Mem's own, or that of one value for all."""
+    if isinstance(value, Mem):
+        return value._track.depth[value._slots]
+    if isinstance(value, np.ndarray):
+        return 0
+    return depth_of(value)
 
 
 def _stored(array, value):
@@ -175,6 +189,7 @@ class Mem:
         if isinstance(slot, np.ndarray):
             for one in slot.ravel():
                 self._launch.write(self, int(one))
+            self._track.depth[slot] = _depths(value)
         else:
             self._launch.write(self, int(slot))
             self._track.depth[int(slot)] = depth_of(value)

@@ -2,13 +2,16 @@
 
 The recording simulator (:mod:`perfcourse.cudasim`) counts the additions behind every value a
 kernel writes, and exercises 09 and 10 grade that count, the critical path. A value passed
-through a function written in C (``math.copysign(s, s)``, ``np.float64(s)``, ``s.real``,
-``float(str(s))``) comes back as a plain number with no history, so a chain of additions would
-look like none. These kernels need additions, comparisons, ``cuda.*``, ``range`` and a few
-builtins only, so the grader reads the kernel module's text (in its own process) and refuses any
-other call or attribute before it launches anything. Whole numbers are guarded at run time
-instead: the simulator refuses ``int()`` of a value read from memory and a store of one into an
-integer array.
+through a function written in C (``np.float64(s)``, ``str(s)``, a complex number) comes back as a
+plain number with no history, so a chain of additions would look like none. These kernels need
+additions, comparisons, ``cuda.*``, ``range``, ``math`` and a few builtins only, so the grader
+reads the kernel module's text (in its own process) and refuses any other call before it
+launches anything: a NumPy call only on constants (``np.float64(0.0)``), no complex numbers, no
+attribute but ``size``, ``shape``, ``ndim``, ``dtype`` and ``x``/``y``/``z``. ``math`` keeps the
+count in the simulator, and whole numbers are guarded at run time: the simulator refuses
+``int()`` of a value read from memory and a store of one into an integer array. What no rule can
+see (a value rebuilt from comparisons, one line at a time) still costs lines on the block's
+critical path, which the exercises bound too.
 
 Examples
 --------
@@ -16,8 +19,8 @@ Examples
 >>> ok = "@cuda.jit\\ndef k(x, out):\\n    t = cuda.threadIdx.x\\n    out[t] = x[t] + x[min(t + 1, x.size - 1)]\\n"
 >>> problem(kernel_module([ok], ["k"]), "k") is None
 True
->>> problem(kernel_module([ok.replace("x[t] +", "math.copysign(x[t], 1.0) +")], ["k"]), "k")  # doctest: +ELLIPSIS
-'k calls math.copysign (k, line 3: out[t] = math.copysign(x[t], 1.0) + x[min(t + 1, x.size - 1)]): ...'
+>>> problem(kernel_module([ok.replace("x[t] +", "np.float64(x[t]) +")], ["k"]), "k")  # doctest: +ELLIPSIS
+'k calls np.float64 on a value (k, line 3: out[t] = np.float64(x[t]) + x[min(t + 1, x.size - 1)]): ...'
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import ast
 __all__ = ["CALLS", "ATTRIBUTES", "problem"]
 
 CALLS = ("range", "len", "min", "max", "abs", "float", "int")          # besides cuda.* and your @cuda.jit functions
-ATTRIBUTES = ("size", "shape", "ndim", "x", "y", "z")                   # on arrays and cuda's index triples
+ATTRIBUTES = ("size", "shape", "ndim", "dtype", "x", "y", "z")          # on arrays and cuda's index triples
 MODULES = ("cuda", "np", "numpy", "numba", "math")                     # whose names may be read (np.float64 as a dtype)
 
 
@@ -46,15 +49,28 @@ def _dotted(node):
     return ".".join(reversed(parts))
 
 
+def _constant(node):
+    """A number written in the code (``0.0``, ``-1``): what a NumPy call may be given."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
 def _why(node, functions):
     """Why one node of a kernel is refused, or None."""
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Name) and (func.id in CALLS or func.id in functions):
             return None
-        if isinstance(func, ast.Attribute) and _root(func) == "cuda":
+        if isinstance(func, ast.Attribute) and _root(func) in ("cuda", "math"):
             return None
+        if isinstance(func, ast.Attribute) and _root(func) in ("np", "numpy", "numba"):
+            if all(_constant(a) for a in node.args) and not node.keywords:
+                return None
+            return f"calls {_dotted(func)} on a value"
         return f"calls {_dotted(func) if isinstance(func, (ast.Name, ast.Attribute)) else 'an expression'}"
+    if isinstance(node, ast.Constant) and isinstance(node.value, complex):
+        return "uses a complex number"
     if isinstance(node, ast.Attribute):
         if node.attr.startswith("__"):
             return f"reads {_dotted(node)}"
@@ -84,7 +100,7 @@ def problem(module, name):
             if why:
                 where = module.where(node.lineno) or f"{func.name}, line {node.lineno - func.lineno + 1}"
                 return (f"{func.name} {why} ({where}): a kernel here may use only additions "
-                        f"and comparisons of what it reads, cuda.*, {', '.join(CALLS)} and your own @cuda.jit "
-                        "functions (anything else hands back a number with no history of the additions behind it, "
-                        "which the grader cannot count)")
+                        f"and comparisons of what it reads, cuda.*, math.*, {', '.join(CALLS)}, NumPy on constants "
+                        "and your own @cuda.jit functions (anything else hands back a number with no history of the "
+                        "additions behind it, which the grader cannot count)")
     return None

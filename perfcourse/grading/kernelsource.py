@@ -7,7 +7,7 @@ top-level constant that is a plain number (``MAX_THREADS = 1024``), and each fun
 decorated with ``cuda.jit``, the last definition of a name winning as it does in a notebook.
 Nothing else of the notebook is in it, so nothing else runs where the kernel is compiled and
 simulated (:mod:`perfcourse.grading.probe`). Decorators become plain ``@cuda.jit`` (or
-``@cuda.jit(device=True)``), annotations are dropped and defaults must be numbers, so what the
+``@cuda.jit(device=True, inline="always")``), annotations are dropped and defaults must be numbers, so what the
 module runs when it is loaded is known.
 
 Examples
@@ -110,7 +110,8 @@ def _decorator(func, name):
     every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
     if func.returns is not None or any(a is not None and a.annotation is not None for a in every):
         raise KernelSourceError(f"{name}: a kernel's parameters take no annotations (numba.cuda does not read them)")
-    return "@cuda.jit(device=True)" if _device(func.decorator_list[0]) else "@cuda.jit"
+    # a device function is inlined into its kernel: compiled alone for sm_90 it would need a driver to link
+    return '@cuda.jit(device=True, inline="always")' if _device(func.decorator_list[0]) else "@cuda.jit"
 
 
 def _statements(cells):

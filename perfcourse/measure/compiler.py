@@ -47,13 +47,23 @@ def _numbers_and_helpers(func, seen):
         helper = getattr(value, "py_func", None)
         if callable(helper) and helper is not func and name not in seen:
             seen.add(name)
-            lines.append(_numbers_and_helpers(helper, seen))
+            lines.append(_inlined(_numbers_and_helpers(helper, seen), name))
     try:
         own = inspect.getsource(func)
     except (OSError, TypeError):
         raise ValueError(f"the source of {func.__name__} cannot be read (a function built by exec or typed at a "
                          "prompt): define the kernel in a file or a notebook cell") from None
     return "".join(lines) + textwrap.dedent(own) + "\n"
+
+
+def _inlined(source, name):
+    """A device function's source with its decorator made ``@cuda.jit(device=True, inline="always")``: compiled
+    into its kernel, as a GPU-less compile needs (a device function linked on its own needs the CUDA driver)."""
+    head, sep, rest = source.rpartition(f"def {name}(")
+    kept = head.splitlines(keepends=True)
+    while kept and kept[-1].lstrip().startswith("@"):        # its own decorator, just above its def
+        kept.pop()
+    return "".join(kept) + '@cuda.jit(device=True, inline="always")\n' + sep + rest
 
 
 def _ptx(func, signature, cc):

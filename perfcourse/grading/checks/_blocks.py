@@ -3,7 +3,8 @@
 The learner gets CUDA's occupancy rules in the notebook and applies them; the grader asks
 :func:`perfcourse.models.occupancy.estimate` (withheld from the sandbox while exercise 11 is graded)
 for every block size, and accepts any size that reaches the best occupancy, with that size's
-occupancy and a resource that binds there.
+occupancy and a resource that binds there. Its budgets are drawn so that leaving out any one rule
+(:data:`RULES`) gives a wrong answer on at least one of them.
 """
 
 from __future__ import annotations
@@ -78,9 +79,59 @@ def problem(got, registers, shared):
     return None
 
 
+RULES = {"the 256-register unit": dict(unit=32), "whole warps per sub-partition": dict(partitions=1),
+         "the 1 KB reserved per block": dict(reserved=0), "the 128-byte shared memory unit": dict(shared_unit=1),
+         "the limit of 32 blocks": dict(blocks=64)}
+
+
+def without(registers, shared, *, unit=256, partitions=4, reserved=1024, shared_unit=128, blocks=32):
+    """The answer of the notebook's rules with one left out (a keyword changed): what a slip gives.
+
+    Examples
+    --------
+    >>> without(40, 0)["occupancy"], without(40, 0, partitions=1)["occupancy"]
+    (0.75, 0.796875)
+    """
+    per_warp = -(-registers * 32 // unit) * unit
+    per_block = -(-(shared + reserved) // shared_unit) * shared_unit
+    best = None
+    for threads in SIZES:
+        warps = threads // 32
+        fit = min(64 // warps, blocks, partitions * (65536 // partitions // per_warp) // warps,
+                  233472 // per_block if per_block else blocks)
+        if fit and (best is None or fit * warps / 64 > best["occupancy"]):
+            best = {"threads_per_block": threads, "occupancy": fit * warps / 64, "limit": "threads"}
+    return best
+
+
+def wrong(slip, registers, shared):
+    """True when ``slip`` (a block size and its occupancy) is not a best size, or not its true occupancy."""
+    table = residency(registers, shared)
+    threads = slip["threads_per_block"] if slip else None
+    if threads not in table:
+        return True
+    top = max(e.occupancy for e in table.values())
+    return table[threads].occupancy < top or abs(table[threads].occupancy - slip["occupancy"]) > 1e-9
+
+
+def _telling(draw, rule):
+    """A budget from ``draw`` on which leaving out ``rule`` gives a wrong block size or occupancy."""
+    for _ in range(5000):
+        registers, shared = draw()
+        if wrong(without(registers, shared, **RULES[rule]), registers, shared):
+            return registers, shared
+    raise RuntimeError(f"no budget tells {rule} apart")         # never: each rule changes many budgets
+
+
 def cases(rng):
-    """(registers, shared bytes) a grading asks about: every limit gets its turn to bind."""
-    found = [(int(rng.integers(16, 33)), 0), (int(rng.integers(33, 64)), 0), (int(rng.integers(64, 129)), 0),
-             (int(rng.integers(129, 256)), 0), (int(rng.integers(16, 40)), int(rng.integers(8, 48)) * 1024),
-             (int(rng.integers(16, 96)), int(rng.integers(0, 20000)))]
+    """(registers, shared bytes) a grading asks about: each rule of the notebook decides at least one of them."""
+    draws = {"the 256-register unit": lambda: (int(rng.integers(16, 128)), 0),
+             "whole warps per sub-partition": lambda: (int(rng.integers(33, 128)), 0),
+             "the 1 KB reserved per block": lambda: (int(rng.integers(33, 128)), int(rng.integers(1024, 48 * 1024))),
+             # just below the shared memory that k blocks fit in, unrounded: the rounding leaves room for k - 1
+             "the 128-byte shared memory unit": lambda: (int(rng.integers(33, 128)),
+                                                         233472 // int(rng.integers(5, 25)) - 1024),
+             "the limit of 32 blocks": lambda: (int(rng.integers(16, 64)), 0)}
+    found = [_telling(draw, rule) for rule, draw in draws.items()]
+    found.append((int(rng.integers(129, 256)), 0))
     return [found[i] for i in rng.permutation(len(found))]

@@ -18,7 +18,7 @@ import numpy as np
 from ...cudasim import FakeCuda, LaunchTimeout, kernels_of, simulate
 from ..kernelsource import KernelModule, KernelSourceError, kernel_module
 
-__all__ = ["Run", "KernelFailed", "local_launchers", "tree_bound", "NOT_COMPILED"]
+__all__ = ["Run", "KernelFailed", "local_launchers", "tree_bound", "lines_problem", "NOT_COMPILED"]
 
 NOT_COMPILED = "not compiled for a GPU here; the grader compiles it for sm_90"
 
@@ -40,6 +40,32 @@ def tree_bound(levels, per_level=2):
     (18, 40)
     """
     return per_level * int(levels) + 4
+
+
+LINES_AT_START = 30      # lines a block may run one after another besides its levels: loads, the last write
+
+
+def lines_problem(run, call, levels, per_level, shape):
+    """Why ``run``'s critical path, in lines of the kernel, is longer than ``levels`` levels of ``per_level``
+    lines each allow (serial work however its values look), or None.
+
+    Examples
+    --------
+    >>> class Ran:
+    ...     def critical_lines(self):
+    ...         return 363, 1
+    >>> print(lines_problem(Ran(), "k[2, 128]", 7, 8, "a tree of 128 threads"))  # doctest: +NORMALIZE_WHITESPACE
+    k[2, 128] is right, but block 1 ran 363 lines of the kernel one after another (between each two barriers,
+    its busiest thread's lines, added up): serial work, however its values were computed; a tree of 128 threads
+    runs a few lines per level, 7 levels (at most 86 lines are accepted)
+    """
+    lines, block = run.critical_lines()
+    most = per_level * int(levels) + LINES_AT_START
+    if lines <= most:
+        return None
+    return (f"{call} is right, but block {block} ran {lines} lines of the kernel one after another (between each "
+            f"two barriers, its busiest thread's lines, added up): serial work, however its values were computed; "
+            f"{shape} runs a few lines per level, {levels} levels (at most {most} lines are accepted)")
 
 
 class Run:
@@ -129,6 +155,12 @@ class Run:
     def total_reads(self):
         """Element reads of all threads together: the launch's work."""
         return int(sum(sum(r) for r in self.reads))
+
+    def critical_lines(self):
+        """``(lines, block)``: the most lines of the kernel any block ran one after another (its critical path)."""
+        per_block = list(self.record.get("critical", [])) or [0]
+        block = int(np.argmax(per_block))
+        return int(per_block[block]), block
 
     def atomic_ops(self):
         """Atomic updates the launch made, in any array."""

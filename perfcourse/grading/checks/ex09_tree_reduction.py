@@ -16,11 +16,12 @@ import numpy as np
 
 from ...models.counts import log2_ceil
 from .. import kernelrules
-from ._kernels import tree_bound
+from ._kernels import lines_problem, tree_bound
 from ._tools import close, part, short
 
 BLOCKS = (32, 64, 128)       # threads per block the checks launch with
 SLACK = 2                    # barriers allowed beyond log2(T) before a count no longer looks logarithmic
+LINES_PER_LEVEL = 8          # lines of the kernel a tree's busiest thread may run per level (the course's runs 5)
 KERNEL_TIMEOUT_S = 60        # simulated kernels are slow; a linear one slower still
 
 
@@ -133,7 +134,7 @@ def _tree_problem(run, call, tpb):
         return (f"{call} is right, but a block's sum came through a chain of {depth} additions, one after another "
                 f"(its critical path): serial work, however the threads share it; a tree of {tpb} threads adds "
                 f"in about log2({tpb}) = {levels} steps (at most {most} are accepted)")
-    return None
+    return lines_problem(run, call, levels, LINES_PER_LEVEL, f"a tree of {tpb} threads")
 
 
 def depth_bound(levels):

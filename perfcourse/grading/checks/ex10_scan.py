@@ -14,13 +14,14 @@ import numpy as np
 
 from ...models.counts import SCANS, log2_ceil, scan_offsets, scan_work_span
 from .. import kernelrules
-from ._kernels import tree_bound
+from ._kernels import lines_problem, tree_bound
 from ._tools import close, part, short
 
 MAX_N = 64                           # one block scans at most this many elements (the notebook's constant)
 WORK_PER_ELEMENT = 8                 # element reads per padded element the work-efficient scan may make
 SIZES = ((1, 8), (9, 32), (48, 63))   # n drawn from each range; the last is never a power of two
 SLACK = 4                            # barriers beyond 2 per level before a count no longer looks logarithmic
+LINES_PER_LEVEL = 8                  # lines its busiest thread may run per level (the course's scans run 6 and 14)
 KERNEL_TIMEOUT_S = 60
 
 
@@ -119,7 +120,8 @@ def launch_scan(kernel, kind, x):
         return run, (f"{call} is right, but the block passed {steps} barriers: a chain of additions one after "
                      f"another, linear in n, not a scan of {span} levels (at most 2 x {span} + {SLACK} = "
                      f"{2 * span + SLACK} barriers are accepted)")
-    return run, None
+    per_level = LINES_PER_LEVEL * (2 if kind == "blelloch" else 1)          # Blelloch sweeps up, then down
+    return run, lines_problem(run, call, levels, per_level, f"a scan of n = {n}") if n >= 16 else None
 
 
 def _check_kernel(kernel, kind, rng, points):

@@ -302,4 +302,5 @@ def check_best_block_size(best_block_size, rng, ref):
         problem = _blocks.problem(best_block_size(registers, shared), registers, shared)
         if problem:
             return 0, 2, f"best_block_size({registers}, {shared}): {problem}"
-    return 2, 2, f"correct on {len(cases)} random register and shared memory budgets, each limit binding in turn"
+    return 2, 2, (f"correct on {len(cases)} random register and shared memory budgets, each of CUDA's rules deciding "
+                  "at least one")
