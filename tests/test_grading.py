@@ -47,7 +47,7 @@ def test_there_is_a_graded_exercise_for_each_lesson_01_to_08():
     for path in SOLUTION_FILES:
         exercise = exercise_of(nbformat.read(path, as_version=4), path)
         assert exercise == f"ex{path.name[:2]}"
-        assert 2 <= len(parts(exercise)) <= 4
+        assert 2 <= len(parts(exercise)) <= 5
 
 
 def test_strip_solutions_keeps_indentation_and_rejects_bad_markers():

@@ -30,7 +30,7 @@ MEASURING = [x for x in LESSONS if x.number <= 8]
 # per lesson: the guess variable -> names holding the model's prediction, never printed before the guess cell
 GUESSES = {
     5: {"my_guess_triad_ms": ["triad_prediction"], "my_guess_awkward_ratio": ["awkward_prediction", "model_ratio"],
-        "my_guess_stride64_slowdown": ["factor"]},
+        "my_guess_stride64_slowdown": ["factor"], "my_guess_h200_triad": ["triad.value"]},
     6: {"my_guess_in_flight": ["pred_w", "predicted"]},
     7: {"my_guess_ms": ["predicted_step", "predicted_eff"]},
     8: {"my_guess_ms": ["first[3]", "first_prediction"]},
@@ -60,7 +60,7 @@ def test_every_guess_ships_as_none(lesson):
     for cell in _code(lesson):
         for name, value in re.findall(r"^(my_guess\w*)\s*=\s*([^#\n]+)", cell.source, flags=re.M):
             assert value.strip() == "None", f"{lesson.stem}: {name} ships as {value.strip()}, not None"
-            assert re.search(r"#.*\b(ms|x|requests|ratio|percent)\b", cell.source), f"{name}: the comment names no unit"
+            assert re.search(r"#.*\b(ms|x|requests|ratio|percent|TB/s)\b", cell.source), f"{name}: the comment names no unit"
 
 
 @pytest.mark.parametrize("lesson", MEASURING, ids=lambda x: x.stem)

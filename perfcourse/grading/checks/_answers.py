@@ -122,15 +122,21 @@ class Replay:
         return call
 
 
+DIGITS = 10        # a float's fingerprint: 11 significant digits, so that the last bit a CPU's vector math may
+                   # change (2.0 ** x, exp) leaves the stored case found on any machine
+
+
 def _canon(x, out):
     if x is None or isinstance(x, (bool, np.bool_, str, bytes)):
         out.append(repr(bool(x) if isinstance(x, np.bool_) else x))
     elif isinstance(x, numbers.Integral):
         out.append(f"i{int(x)}")
     elif isinstance(x, numbers.Real):
-        out.append(f"f{float(x).hex()}")
+        out.append(f"f{float(x):.{DIGITS}e}")
     elif isinstance(x, np.ndarray):
-        out.append(f"a{x.dtype.str}{x.shape}:{hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest()}")
+        data = (",".join(f"{v:.{DIGITS}e}" for v in x.ravel().tolist()).encode() if x.dtype.kind in "fc" else
+                np.ascontiguousarray(x).tobytes())
+        out.append(f"a{x.dtype.str}{x.shape}:{hashlib.sha256(data).hexdigest()}")
     elif isinstance(x, (list, tuple)):
         out.append("(" if isinstance(x, tuple) else "[")
         for item in x:
@@ -155,7 +161,7 @@ def _canon(x, out):
 
 
 def fingerprint(args, kwargs):
-    """A short digest that is equal for equal arguments (arrays by their bytes, floats exactly).
+    """A short digest that is equal for equal arguments (integer arrays by their bytes, floats to 11 digits).
 
     Examples
     --------
@@ -211,11 +217,13 @@ def decode(data):
 
 
 def stamp(exercise, folder):
-    """A digest of what the stored answers of ``exercise`` depend on: its checks and its references."""
+    """A digest of what the stored answers of ``exercise`` depend on: its checks, its references and the way
+    arguments are fingerprinted (this module)."""
     from . import exercises
 
     digest = hashlib.sha256()
-    for path in (Path(__file__).resolve().parent / f"{exercises()[exercise]}.py", Path(folder) / f"{exercise}.py"):
+    here = Path(__file__).resolve()
+    for path in (here, here.parent / f"{exercises()[exercise]}.py", Path(folder) / f"{exercise}.py"):
         digest.update(path.read_bytes() if path.is_file() else b"")
     return digest.hexdigest()[:24]
 
