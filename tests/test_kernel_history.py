@@ -53,7 +53,7 @@ def block_tree(x, out):
         out[cuda.blockIdx.x] = sh[0]
 """
 
-SERIAL = "lines of the kernel one after another"
+SERIAL = "lines and additions of the kernel one after another"
 ROUTES = {   # the laundering expression, and what the feedback must say
     "plain": ("s", SERIAL),
     "math.copysign": ("math.copysign(s, s)", SERIAL),        # math keeps the count, and the lines are counted too
@@ -199,3 +199,55 @@ REBUILT = """r = 0.0
 def test_serial_chunks_score_0_however_the_sum_is_handed_over(last):
     points, feedback = score("ex09", "A:", changed(CHUNKS, "LAST", last))
     assert points == 0 and (SERIAL in feedback or "chain of" in feedback), feedback
+
+
+def _one_line_chunk(c):
+    """A balanced sum of level[a] .. level[a + c - 1], written on one line."""
+    terms = [f"level[a + {k}]" for k in range(c)]
+    while len(terms) > 1:
+        terms = [f"({terms[i]} + {terms[i + 1]})" if i + 1 < len(terms) else terms[i] for i in range(0, len(terms), 2)]
+    return terms[0]
+
+
+_CHUNKS = (f"{_one_line_chunk(16)} if c == 16 else ({_one_line_chunk(12)} if c == 12 else "
+           f"{_one_line_chunk(8)})")
+
+# a pipeline of stages: thread s adds chunk s, in one line, to what stage s - 1 left; log2 T + 2 barriers at most,
+# few reads per thread and a shallow chain, but T additions one after another
+PIPELINE = f"""
+@cuda.jit
+def block_tree(x, out):
+    level = cuda.shared.array(MAX_THREADS, dtype=np.float64)
+    acc = cuda.shared.array(32, dtype=np.float64)
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    i = cuda.blockIdx.x * T + t
+    level[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    c = 16 if T > 64 else (12 if T > 32 else 8)
+    S = (T + c - 1) // c
+    for s in range(S):
+        a = s * c
+        if t == s: acc[s] = (acc[s - 1] if s > 0 else 0.0) + ({_CHUNKS})
+        cuda.syncthreads()
+    if t == 0:
+        out[cuda.blockIdx.x] = acc[S - 1]
+"""
+
+
+def test_many_additions_on_one_line_count_as_many():
+    points, feedback = score("ex09", "A:", PIPELINE)
+    assert points == 0 and SERIAL in feedback, feedback
+
+
+def test_a_row_of_a_local_array_keeps_the_history_of_its_values():
+    import numpy as np
+
+    from perfcourse.cudasim.memory import Local
+
+    m = Local(np.zeros((1, 1)))
+    m[0, 0] = Traced(1.5, 9)
+    assert m[0][0].depth == 9 and m[0, 0].depth == 9
+    copy = Local(np.zeros(2))
+    copy[0:1] = m[0]
+    assert copy[0].depth == 9

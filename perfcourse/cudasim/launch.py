@@ -58,7 +58,8 @@ class _Thread(threading.Thread):
         self.go, self.parked = threading.Event(), threading.Event()
         self.state, self.epoch, self.sites, self.reads, self.error = "run", 0, [], 0, None
         self.steps = 0                # lines of the kernel this thread executed: its own work, whatever it touched
-        self.marks = []               # its steps when it reached each barrier
+        self.ops = 0                  # arithmetic operations on values it read (see memory.counted)
+        self.marks = []               # its steps plus ops when it reached each barrier
 
     @property
     def stamp(self):
@@ -92,7 +93,7 @@ class _Thread(threading.Thread):
 
     def barrier(self, site):
         self.sites.append(site)
-        self.marks.append(self.steps)
+        self.marks.append(self.steps + self.ops)
         self.state = "barrier"
         self.parked.set()
         self.go.wait()
@@ -102,12 +103,13 @@ class _Thread(threading.Thread):
 
 
 def critical_lines(marks):
-    """Lines a block's kernel runs one after another: per interval between barriers, its busiest thread's lines.
+    """Work a block's kernel does one after another: per interval between barriers, its busiest thread's.
 
-    ``marks``: for each thread, its executed lines counted at each barrier it reached, then at its end.
-    Threads wait at a barrier for the slowest, so the block's time is the sum over intervals of the
-    most lines any thread ran in it: a tree runs a few lines per level, a thread that adds up a chunk
-    alone runs a line per element, whatever the values it computes look like.
+    ``marks``: for each thread, its executed lines plus its operations on values it read, counted at
+    each barrier it reached, then at its end. Threads wait at a barrier for the slowest, so the
+    block's time is the sum over intervals of the most work any thread did in it: a tree does a few
+    lines and one addition per level, a thread that adds up a chunk alone a line or an addition per
+    element, whatever the values it computes look like and however many fit on one line.
 
     Examples
     --------
@@ -148,7 +150,7 @@ class Launch:
         self.race = self.unwritten = self.fault_at = None
         self.shared, self.block_state = {}, None
         self.barriers, self.reads, self.steps, self.mismatch, self.atomic_ops = [], [], [], None, 0
-        self.critical = []            # per block: lines on its critical path (the slowest thread of each interval)
+        self.critical = []            # per block: lines and operations on its critical path (see critical_lines)
 
     # --- what threads do --------------------------------------------------------------------
 
@@ -259,7 +261,7 @@ class Launch:
         self.barriers.append(counts)
         self.reads.append([t.reads for t in threads])
         self.steps.append([t.steps for t in threads])
-        self.critical.append(critical_lines([t.marks + [t.steps] for t in threads]))
+        self.critical.append(critical_lines([t.marks + [t.steps + t.ops] for t in threads]))
         if self.mismatch is None:
             first = threads[0]
             for other in threads[1:]:

@@ -6,10 +6,11 @@ This package imports nothing of perfcourse (see :mod:`perfcourse.cudasim`).
 from __future__ import annotations
 
 import sys
+import threading
 
 import numpy as np
 
-__all__ = ["KERNEL_FILE", "NEVER", "SEVERAL", "Mem", "Local", "Traced", "depth_of", "kernel_line"]
+__all__ = ["KERNEL_FILE", "NEVER", "SEVERAL", "Mem", "Local", "Traced", "counted", "depth_of", "kernel_line"]
 
 KERNEL_FILE = "<your kernels>"
 NEVER, SEVERAL = -1, -2
@@ -78,6 +79,14 @@ def depth_of(value):
 _REAL = (int, float, np.integer, np.floating, np.bool_)      # bool is an int: True * x is x, counted
 
 
+def counted():
+    """Count one arithmetic operation on a value read from memory to the simulated thread doing it (its ``ops``):
+    a line of the kernel can hold many, and the block's critical path counts each."""
+    thread = threading.current_thread()
+    if hasattr(thread, "ops"):
+        thread.ops += 1
+
+
 def _operation(name):
     op = getattr(float, f"__{name}__")
     flipped = getattr(float, f"__r{name}__")
@@ -85,11 +94,13 @@ def _operation(name):
     def forward(self, other):
         if not isinstance(other, _REAL):
             return NotImplemented
+        counted()
         return Traced(op(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
 
     def reflected(self, other):
         if not isinstance(other, _REAL):
             return NotImplemented
+        counted()
         return Traced(flipped(float(self), float(other)), max(self.depth, depth_of(other)) + 1)
 
     setattr(Traced, f"__{name}__", forward)
@@ -104,6 +115,8 @@ def _depths(value):
     """The depth of each element a slice store writes: a Mem's own, or that of one value for all."""
     if isinstance(value, Mem):
         return value._track.depth[value._slots]
+    if isinstance(value, Local):
+        return value._depth
     if isinstance(value, np.ndarray):
         return 0
     return depth_of(value)
@@ -120,8 +133,9 @@ def _stored(array, value):
 class Local:
     """A thread's own array (``cuda.local.array``): no other thread sees it, and each value keeps its depth."""
 
-    def __init__(self, data):
-        self._data, self._depth = data, np.zeros(data.shape, np.int64)
+    def __init__(self, data, depth=None):
+        self._data = data
+        self._depth = np.zeros(data.shape, np.int64) if depth is None else depth   # a view's depths are its own
 
     size = property(lambda self: self._data.size)
     shape = property(lambda self: self._data.shape)
@@ -132,11 +146,13 @@ class Local:
 
     def __getitem__(self, key):
         value = self._data[key]
-        return Traced(value, self._depth[key]) if np.ndim(value) == 0 and self._data.dtype.kind == "f" else value
+        if np.ndim(value):                      # a row or a slice: a view that keeps each element's depth
+            return Local(value, self._depth[key])
+        return Traced(value, self._depth[key]) if self._data.dtype.kind == "f" else value
 
     def __setitem__(self, key, value):
         self._data[key] = _stored(self._data, value)
-        self._depth[key] = depth_of(value)
+        self._depth[key] = _depths(value)
 
 
 class _Track:

@@ -46,26 +46,27 @@ LINES_AT_START = 30      # lines a block may run one after another besides its l
 
 
 def lines_problem(run, call, levels, per_level, shape):
-    """Why ``run``'s critical path, in lines of the kernel, is longer than ``levels`` levels of ``per_level``
-    lines each allow (serial work however its values look), or None.
+    """Why ``run``'s critical path, in lines of the kernel and additions, is longer than ``levels`` levels of
+    ``per_level`` each allow (serial work however its values look and however many additions fit on a line),
+    or None.
 
     Examples
     --------
     >>> class Ran:
     ...     def critical_lines(self):
     ...         return 363, 1
-    >>> print(lines_problem(Ran(), "k[2, 128]", 7, 8, "a tree of 128 threads"))  # doctest: +NORMALIZE_WHITESPACE
-    k[2, 128] is right, but block 1 ran 363 lines of the kernel one after another (between each two barriers,
-    its busiest thread's lines, added up): serial work, however its values were computed; a tree of 128 threads
-    runs a few lines per level, 7 levels (at most 86 lines are accepted)
+    >>> print(lines_problem(Ran(), "k[2, 128]", 7, 10, "a tree of 128 threads"))  # doctest: +NORMALIZE_WHITESPACE
+    k[2, 128] is right, but block 1 ran 363 lines and additions of the kernel one after another (between each two
+    barriers, its busiest thread's, added up): serial work, however its values were computed; a tree of 128
+    threads runs a few per level, 7 levels (at most 100 are accepted)
     """
     lines, block = run.critical_lines()
     most = per_level * int(levels) + LINES_AT_START
     if lines <= most:
         return None
-    return (f"{call} is right, but block {block} ran {lines} lines of the kernel one after another (between each "
-            f"two barriers, its busiest thread's lines, added up): serial work, however its values were computed; "
-            f"{shape} runs a few lines per level, {levels} levels (at most {most} lines are accepted)")
+    return (f"{call} is right, but block {block} ran {lines} lines and additions of the kernel one after another "
+            f"(between each two barriers, its busiest thread's, added up): serial work, however its values were "
+            f"computed; {shape} runs a few per level, {levels} levels (at most {most} are accepted)")
 
 
 class Run:
