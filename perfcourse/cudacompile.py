@@ -285,6 +285,17 @@ def compile_cu(path, *, cc=HOPPER):
         return _reports(done.stderr + done.stdout, cubin)
 
 
+NUMBA_TYPES = ("float64", "float32", "int64", "int32", "uint32", "boolean")   # dtype names a kernel may use bare
+
+
+def numba_names():
+    """``numba`` and its common type names, as a kernel's notebook imports them (``from numba import float64``):
+    the grader's kernel module keeps no import, so the namespaces it is compiled in provide them."""
+    import numba
+
+    return {"numba": numba, **{name: getattr(numba, name) for name in NUMBA_TYPES}}
+
+
 def _main():
     """``python -m perfcourse.cudacompile``: JSON ``{source, name, signature, cc}`` in, the kernel's PTX out.
 
@@ -299,7 +310,7 @@ def _main():
     import numpy as np
     from numba import cuda
 
-    namespace = {"np": np, "numpy": np, "math": math, "cuda": cuda, "__name__": "kernel"}
+    namespace = {"np": np, "numpy": np, "math": math, "cuda": cuda, "__name__": "kernel", **numba_names()}
     try:
         exec(compile(job["source"], "kernel", "exec"), namespace)  # noqa: S102 - the caller's own kernel
         func = namespace[job["name"]]

@@ -64,6 +64,8 @@ ROUTES = {   # the laundering expression, and what the feedback must say
     "float of a string": ("float(str(s))", "calls str"),
     "int round trip": ("int(s * 1e12) / 1e12", "into a whole number"),
     "a complex number": ("abs(s * 1j)", "uses a complex number"),
+    "math.frexp": ("math.ldexp(*math.frexp(s))", SERIAL),   # a tuple of parts, each keeping the count
+    "math.modf": ("sum(math.modf(s))", "calls sum"),
 }
 
 
@@ -251,3 +253,32 @@ def test_a_row_of_a_local_array_keeps_the_history_of_its_values():
     copy = Local(np.zeros(2))
     copy[0:1] = m[0]
     assert copy[0].depth == 9
+
+
+def test_what_an_honest_notebook_imports_and_computes_is_there_for_its_kernel():
+    from perfcourse import cudacompile
+
+    cells = ["from numba import float64\nimport numba\nMAX_THREADS = 1 << 10\nWIDE = (3 * 7) % 5 | 8",
+             changed(RADIX8, "LAUNDER", "s").replace("dtype=np.float64", "dtype=float64")]
+    module = kernel_module(cells, ["block_tree"])
+    assert "MAX_THREADS = 1024" in module.text and "WIDE = 9" in module.text, module.text
+    assert "block_tree" in module.kernels and kernelrules.problem(module, "block_tree") is None
+    huge = kernel_module(["BIG = 1 << 4000\nODD = 1.5 << 2"], [])
+    assert "BIG" not in huge.text and "ODD" not in huge.text          # left out, never computed or refused
+    if cudacompile.missing():
+        pytest.skip(cudacompile.missing())
+    names = cudacompile.numba_names()
+    assert names["float64"] is names["numba"].float64
+    source = "@cuda.jit\ndef k(x, out):\n    s = cuda.shared.array(32, dtype=float64)\n    s[0] = x[0]\n" \
+             "    out[0] = numba.float64(s[0])\n"
+    import json
+    import os
+    import subprocess
+    import sys
+
+    job = json.dumps({"source": source, "name": "k", "signature": "void(float64[:], float64[:])", "cc": [9, 0]})
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}    # a process that compiles
+    done = subprocess.run([sys.executable, "-m", "perfcourse.cudacompile"], input=job, capture_output=True,
+                          text=True, timeout=300, env=env)
+    answer = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    assert "ptx" in answer and ".entry" in answer["ptx"], answer

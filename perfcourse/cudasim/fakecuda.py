@@ -139,6 +139,13 @@ def _float(value=0.0):
     return Traced(float(value), depth_of(value))
 
 
+def types_module(types):
+    """A stand-in for ``numba`` in a simulated kernel: its type names (``numba.float64``) as NumPy's."""
+    import types as _types
+
+    return _types.SimpleNamespace(**types)
+
+
 class _Math:
     """``math`` as a simulated kernel sees it: a function of a value read from memory keeps the operations behind
     it, plus one (``math.copysign(s, s)`` is not a fresh start); whole-number results raise (see :class:`Traced`)."""
@@ -150,16 +157,32 @@ class _Math:
 
         def traced(*args):
             result = real(*args)
-            depth = max((depth_of(a) for a in args if isinstance(a, Traced)), default=None)
-            return Traced(result, depth + 1) if depth is not None and isinstance(result, float) else result
+            depth = max((depth_of(a) for a in _flat(args) if isinstance(a, Traced)), default=None)
+            if depth is None:
+                return result
+            if isinstance(result, tuple):              # frexp, modf: each float part keeps the history
+                return tuple(Traced(r, depth + 1) if isinstance(r, float) else r for r in result)
+            return Traced(result, depth + 1) if isinstance(result, float) else result
 
         return traced
+
+
+def _flat(args):
+    """Every value in ``args``, lists and tuples opened (``math.fsum([a, b])``)."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _flat(a)
+        else:
+            yield a
 
 
 def kernels_of(module_text, cuda=None):
     """The kernels of ``module_text`` (the grader's kernel module) run against ``cuda``: ``{name: Kernel}``."""
     cuda = cuda or FakeCuda()
-    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": _Math(),
+    types = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "int32": np.int32, "uint32": np.uint32,
+             "boolean": np.bool_}                 # numba's type names, as NumPy's on the simulator
+    namespace = {"__name__": "learner_kernels", "cuda": cuda, "np": np, "numpy": np, "math": _Math(), **types,
+                 "numba": types_module(types),
                  "float": _float}                 # float(v) keeps the operations behind v: no fresh start
     exec(compile(module_text, KERNEL_FILE, "exec"), namespace)   # noqa: S102 - a module the grader checked
     namespace["cuda"] = cuda

@@ -75,7 +75,9 @@ def _device(decorator):
 
 _LARGEST = 2**64       # a constant past this is no array size or limit: left out
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Pow: operator.pow}
+        ast.Pow: operator.pow, ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+        ast.BitOr: operator.or_, ast.BitAnd: operator.and_}
+_SMALL_RIGHT = (ast.Pow, ast.LShift, ast.RShift)          # their right operand stays small: 2 ** 64 at most
 
 
 def _number(node, constants):
@@ -89,11 +91,11 @@ def _number(node, constants):
         return None if value is None else -value
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         left, right = _number(node.left, constants), _number(node.right, constants)
-        if left is None or right is None or (isinstance(node.op, ast.Pow) and not 0 <= right <= 64):
+        if left is None or right is None or (isinstance(node.op, _SMALL_RIGHT) and not 0 <= right <= 64):
             return None
         try:
             value = _OPS[type(node.op)](left, right)
-        except (ZeroDivisionError, OverflowError):
+        except (ZeroDivisionError, OverflowError, TypeError):      # a shift or bit operation of a float
             return None
         return value if abs(value) <= _LARGEST else None
     return None

@@ -135,7 +135,7 @@ def occupancy(report, threads_per_block, *, dynamic_shared_bytes=0, device="H200
 def _summary(report):
     mix = report.mix()
     return _("{kernel} for {arch}: {registers} registers a thread, {spills} bytes spilled, {shared} bytes of shared "
-             "memory a block, {barriers} named barriers; instructions: {fp} floating point, {loads} loads, "
+             "memory a block, barriers used: {barriers}; instructions: {fp} floating point, {loads} loads, "
              "{stores} stores, {branches} branches, {other} other").format(
         kernel=report.kernel, arch=report.arch, registers=report.registers, spills=report.spills,
         shared=report.shared_bytes, barriers=report.barriers, fp=mix["floating point"], loads=mix["loads"],
@@ -175,7 +175,7 @@ def describe(kernel, signature, block_sizes=(), *, device="H200"):
                 "({share:.0%}), limited by {limit}").format(
             threads=threads, device=device, blocks=e.blocks_per_sm, warps=e.active_warps,
             most=_occupancy.limits(device).warps, share=e.occupancy,
-            limit=_limit_name(e.limit)))
+            limit=_(" and ").join(_limit_name(n) for n, allows in e.by_limit.items() if allows == e.blocks_per_sm)))
     return report
 
 

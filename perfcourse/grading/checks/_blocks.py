@@ -62,7 +62,8 @@ def problem(got, registers, shared):
     if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or threads not in SIZES:
         return f"threads_per_block must be a multiple of 32 from 32 to 1024; got {short(threads)}"
     if threads not in table:
-        return f"no block of {threads} threads fits on the SM: its warps need more than the SM's 65,536 registers"
+        return (f"no block of {threads} threads fits on the SM: at {registers} registers a thread the registers allow "
+                f"0 blocks of {-(-threads // 32)} warps (leave such a size out)")
     best = max(table, key=lambda t: (table[t].occupancy, -t))
     e = table[threads]
     if e.occupancy < table[best].occupancy:
