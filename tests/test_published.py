@@ -31,7 +31,7 @@ def test_every_row_names_its_source_date_and_what_was_run_and_stays_under_its_pe
 
 @pytest.mark.parametrize("change, said", [
     (dict(value=4.81e12), "is above its datasheet memory_bandwidth"),
-    (dict(value=0.0), "is above its datasheet"),            # not a measurement at all
+    (dict(value=0.0), "must be a positive number"),          # not a measurement at all
     (dict(peak="fp64"), "peak must be one of"),
     (dict(device="Tesla T4", peak="fp8"), "has no fp8 for Tesla T4"),
 ])

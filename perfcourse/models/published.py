@@ -74,7 +74,9 @@ def check(rows):
         peak = getattr(sheet, row["peak"]) if sheet else None
         if peak is None:
             raise ValueError(f"{name}: the datasheet table has no {row['peak']} for {row['device']}")
-        if not 0 < row["value"] <= peak:
+        if not row["value"] > 0:
+            raise ValueError(f"{name}: a measurement must be a positive number; got {row['value']!r}")
+        if row["value"] > peak:
             raise ValueError(f"{name}: {row['value']:.3g} is above its datasheet {row['peak']}, {peak:.3g}")
         found.append(Published(**{**row, "peak_value": float(peak)}))
     return tuple(found)
