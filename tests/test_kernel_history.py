@@ -282,3 +282,118 @@ def test_what_an_honest_notebook_imports_and_computes_is_there_for_its_kernel():
                           text=True, timeout=300, env=env)
     answer = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     assert "ptx" in answer and ".entry" in answer["ptx"], answer
+
+
+# Blelloch's shape of work by serial segments: thread k adds its 8 elements one after another, thread 0 turns the
+# segment totals into offsets, empty barriers pad the count; a chain of 7 + n/8 + 1 additions, past 2 log2 n
+SEGMENTS = """
+@cuda.jit
+def blelloch_kernel(x, out):
+    buf = cuda.shared.array(MAX_N, dtype=np.float64)
+    off = cuda.shared.array(8, dtype=np.float64)
+    t = cuda.threadIdx.x
+    n = x.size
+    m = cuda.blockDim.x
+    if t < n:
+        buf[t] = x[t]
+    cuda.syncthreads()
+    lo = t * 8
+    if lo < n:
+        s = buf[lo]
+        j = lo + 1
+        while j < min(lo + 8, n):
+            s += buf[j]
+            buf[j] = s
+            j += 1
+        off[t] = s
+    cuda.syncthreads()
+    if t == 0:
+        acc = off[0]
+        k = 1
+        while k * 8 < n:
+            v = off[k]
+            off[k] = acc
+            acc += v
+            k += 1
+    d = 2
+    while d < m:
+        cuda.syncthreads()
+        d *= 2
+    cuda.syncthreads()
+    if t < n:
+        if t < 8:
+            out[t] = buf[t]
+        else:
+            out[t] = buf[t] + off[t // 8]
+"""
+
+EXCLUSIVE_PLUS_X = """
+@cuda.jit
+def blelloch_kernel(x, out):
+    s = cuda.shared.array(MAX_N, dtype=np.float64)
+    t = cuda.threadIdx.x
+    m = cuda.blockDim.x
+    s[t] = x[t] if t < x.size else 0.0
+    cuda.syncthreads()
+    d = 1
+    while d < m:
+        k = (t + 1) * 2 * d - 1
+        if k < m:
+            s[k] += s[k - d]
+        cuda.syncthreads()
+        d *= 2
+    if t == 0:
+        s[m - 1] = 0.0
+    cuda.syncthreads()
+    d = m // 2
+    while d > 0:
+        k = (t + 1) * 2 * d - 1
+        if k < m:
+            left = s[k - d]
+            s[k - d] = s[k]
+            s[k] += left
+        cuda.syncthreads()
+        d //= 2
+    if t < x.size:
+        out[t] = s[t] + x[t]
+"""
+
+
+def _blelloch(source, n):
+    import numpy as np
+
+    from perfcourse.grading.checks import ex10_scan
+
+    from .kernelcases import launchers
+
+    kernel = launchers(source, "blelloch_kernel")["blelloch_kernel"]
+    return ex10_scan.launch_scan(kernel, "blelloch", np.random.default_rng(n).uniform(-1, 1, n))[1]
+
+
+@pytest.mark.parametrize("n", [49, 56, 63])
+def test_serial_segments_are_not_blelloch_at_the_sizes_graded(n):
+    said = _blelloch(SEGMENTS, n)
+    assert said and "chain of" in said, said
+
+
+@pytest.mark.parametrize("n", [5, 8, 16, 33, 49, 63])
+def test_an_exclusive_blelloch_plus_x_is_blelloch(n):
+    assert _blelloch(EXCLUSIVE_PLUS_X, n) is None
+
+
+def test_a_loop_over_a_slice_and_a_tuple_stored_in_one_keep_their_history():
+    import numpy as np
+
+    from .kernelcases import launchers
+
+    source = """
+@cuda.jit
+def k(x, out):
+    if cuda.threadIdx.x == 0:
+        v = 0.0
+        for y in x[0:4]:
+            v += y
+        out[0:1] = (v,)
+"""
+    run = launchers(source, "k")["k"](1, 2, np.ones(4), np.zeros(1))
+    assert run.problem() is None and run.arrays[1][0] == 4.0 and run.depth(1) == 4

@@ -119,6 +119,8 @@ def _depths(value):
         return value._depth
     if isinstance(value, np.ndarray):
         return 0
+    if isinstance(value, (list, tuple)):           # a tuple stored into a slice: each keeps its history
+        return max((depth_of(v) for v in value), default=0)
     return depth_of(value)
 
 
@@ -183,6 +185,10 @@ class Mem:
 
     def __len__(self):
         return len(self._data)
+
+    def __iter__(self):                            # a loop over a slice reads each element, then stops
+        for i in range(len(self._data)):
+            yield self[i]
 
     def _where(self, key, verb):
         try:

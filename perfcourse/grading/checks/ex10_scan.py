@@ -19,7 +19,8 @@ from ._tools import close, part, short
 
 MAX_N = 64                           # one block scans at most this many elements (the notebook's constant)
 WORK_PER_ELEMENT = 8                 # element reads per padded element the work-efficient scan may make
-SIZES = ((1, 8), (9, 32), (48, 63))   # n drawn from each range; the last is never a power of two
+SIZES = ((1, 8), (9, 32), (49, 63))   # n drawn from each range; the last is never a power of two and is past
+                                      # where serial segments of 8 fit Blelloch's 2 log2 n levels
 SLACK = 4                            # barriers beyond 2 per level before a count no longer looks logarithmic
 LINES_PER_LEVEL = 10                 # lines and additions its busiest thread may run per level (the course's
                                      # scans: 7, and 16 for Blelloch's two sweeps)
@@ -112,7 +113,9 @@ def launch_scan(kernel, kind, x):
     if n > 1 and steps < levels:
         return run, (f"{call} is right, but the block passed {steps} barriers: a scan of n = {n} has "
                      f"{levels} levels, with cuda.syncthreads() between them")
-    depth, most = run.depth(1), (levels + SLACK if kind == "hillis_steele" else 2 * levels + 2)
+    # Blelloch's up and down sweeps put at most 2 levels of additions behind each result (its inclusive form, an
+    # exclusive scan plus x, reaches exactly 2 levels); a two-level scheme of serial segments needs 2 sqrt(n) + 1
+    depth, most = run.depth(1), (levels + SLACK if kind == "hillis_steele" else 2 * levels)
     if n > 1 and depth > most:
         return run, (f"{call} is right, but out[] came through a chain of {depth} additions, one after another (its "
                      f"critical path): serial work, however the threads share it; this scan of n = {n} adds in about "
