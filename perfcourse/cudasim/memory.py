@@ -32,9 +32,10 @@ class Traced(float):
     An input element has depth 0; ``a + b`` has depth ``max(depth(a), depth(b)) + 1``. What a
     kernel writes keeps its depth, so the depth of a result is the length of its critical path:
     about ``log2 T`` for a tree of ``T`` values, ``T`` for a chain. A value made plain again
-    (a math function, a NumPy scalar on the left) would start over at 0, so the grader refuses such
-    calls in the kernels it counts (:mod:`perfcourse.grading.kernelrules`); ``int()`` of one, or a store of one
-    into an integer array, raises here.
+    (a NumPy call on it, ``str()``, a complex number) would start over at 0, so the grader refuses
+    such calls in the kernels it counts (:mod:`perfcourse.grading.kernelrules`); ``math`` keeps the count
+    (see :mod:`perfcourse.cudasim.fakecuda`), NumPy scalars defer to these operations, and ``int()`` of one,
+    or a store of one into an integer array, raises here.
 
     Examples
     --------
