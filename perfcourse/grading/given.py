@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from .parsing import parse
+
 __all__ = ["given_cells", "notebook_of", "notebook_text"]
 
 
@@ -46,7 +48,7 @@ def given_cells(sources, names, *, where="the notebook"):
 
     wanted, found, chosen = set(names), set(), []
     for source in sources:
-        tree = ast.parse(source)
+        tree = parse(source)
         defined = _defines(tree) & wanted
         if defined and BEGIN in source:
             raise ValueError(f"{where}: the cell defining {', '.join(sorted(defined))} holds a solution block")

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import ast
 
+from .parsing import parse
+
 __all__ = ["CALLS", "ATTRIBUTES", "problem"]
 
 CALLS = ("range", "len", "min", "max", "abs", "float", "int")          # besides cuda.* and your @cuda.jit functions
@@ -85,7 +87,7 @@ def _why(node, functions):
 def problem(module, name):
     """Why kernel ``name`` of ``module`` (the grader's :class:`~perfcourse.grading.kernelsource.KernelModule`) or a
     function it calls uses something beyond additions, ``cuda.*`` and :data:`CALLS`; None when it does not."""
-    tree = ast.parse(module.text)
+    tree = parse(module.text)
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     todo, seen = [name], []
     while todo:                                     # the kernel, then each function it calls, once

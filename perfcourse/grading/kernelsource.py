@@ -30,6 +30,8 @@ import operator
 import re
 from dataclasses import dataclass, field
 
+from .parsing import parse
+
 __all__ = ["KernelSourceError", "KernelModule", "kernel_module"]
 
 _MAGIC = re.compile(r"^\s*[%!].*$", re.MULTILINE)
@@ -120,7 +122,7 @@ def _statements(cells):
     for source in cells:
         source = _MAGIC.sub("", source)
         try:
-            tree = ast.parse(source)
+            tree = parse(source)
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             continue
         lines = source.splitlines()

@@ -15,6 +15,8 @@ import ast
 import re
 from pathlib import Path
 
+from .parsing import parse
+
 __all__ = ["WITHHELD", "withhold", "with_helpers", "message"]
 
 # exercise -> {module below perfcourse/: [function, or Class.method, ...]}
@@ -84,7 +86,7 @@ def _assigned(tree, name):
 def _replace(source, names, exercise, module):
     """``source`` with each of ``names`` (``f``, ``Class.m`` or a module-level table) replaced by a stub;
     ValueError for one not found."""
-    tree = ast.parse(source)
+    tree = parse(source)
     lines = source.splitlines(keepends=True)
     spans = []
     for name in names:
@@ -133,7 +135,7 @@ def with_helpers(source, names, elsewhere=""):
     >>> with_helpers(code, ["answer"])
     ['answer', '_core']
     """
-    tree = ast.parse(source)
+    tree = parse(source)
     functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     outside = set(re.findall(r"\b_\w+", elsewhere))
     chosen = list(names)
