@@ -1,23 +1,41 @@
-"""The whole test run's set-up: the lessons measure on a tenth of their time budget.
+"""The whole test run's set-up: the lessons measure on a tenth of their time budget, in a records folder of their own.
 
 nbval runs every lesson with its stored timing outputs ignored, so its measurements need not take the time a
 learner's run takes: ``PERFCOURSE_TIME_SCALE`` is set while a notebook's cells run (its kernel starts with it)
-and removed for every other test and doctest, which measure with the whole budget. It lives here, at the root,
-because a conftest's hooks reach only the tests below it, and the lessons are in notebooks/.
+and removed for every other test and doctest, which measure with the whole budget. The lessons' records (their
+predictions, and the machine's ceilings the first lesson measures and the others read) go to one temporary
+folder for the run, ``PERFCOURSE_HOME``, never to the user's own. It lives here, at the root, because a
+conftest's hooks reach only the tests below it, and the lessons are in notebooks/.
 """
 
 import os
+import tempfile
 
 import pytest
 
 from perfcourse.measure.timing import TIME_SCALE_ENV
 
 NOTEBOOK_TIME_SCALE = "0.1"
+_HOME = {}
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     if item.nodeid.split("::", 1)[0].endswith(".ipynb"):
         os.environ[TIME_SCALE_ENV] = NOTEBOOK_TIME_SCALE
+        if "folder" not in _HOME:
+            _HOME["before"] = os.environ.get("PERFCOURSE_HOME")
+            _HOME["folder"] = tempfile.TemporaryDirectory(prefix="perfcourse-lessons-")
+        os.environ["PERFCOURSE_HOME"] = _HOME["folder"].name
     else:
         os.environ.pop(TIME_SCALE_ENV, None)
+        if "folder" in _HOME:
+            if _HOME["before"] is None:
+                os.environ.pop("PERFCOURSE_HOME", None)
+            else:
+                os.environ["PERFCOURSE_HOME"] = _HOME["before"]
+
+
+def pytest_sessionfinish(session):
+    if "folder" in _HOME:
+        _HOME["folder"].cleanup()

@@ -44,8 +44,8 @@ def _modules():
 
 def _layer(module):
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("units", "_check", "_syncs", "_lang", "_course", "cudacompile", "cudasim",
-                                       "__main__"):
+    if len(parts) == 1 or parts[1] in ("units", "_check", "_syncs", "_lang", "_home", "_course", "cudacompile",
+                                       "cudasim", "__main__"):
         return "top" if module != "perfcourse.__main__" else "cli"
     return parts[1]
 

@@ -163,7 +163,7 @@ def test_call_count_and_scaling_verdicts():
     assert "at most 1.82x on 2 workers" in shared and "explains the result" in shared
     own = explain.scaling_verdict(1.0, 2, achieved=60e9, ceiling=120e9, resource="cache bandwidth", shared=False,
                                    unit="B/s", cores_busy=1.0)
-    assert "allows 2x on 2 workers" in own and "kept only 1 of 2 cores busy" in own
+    assert "the worker count bounds the run at 2x" in own and "kept only 1 of 2 cores busy" in own
     superlinear = explain.scaling_verdict(2.38, 2, achieved=7e9, ceiling=26e9, resource="memory bandwidth",
                                            shared=True, unit="B/s")
     assert "one-worker run was slowed" in superlinear and "explains" not in superlinear

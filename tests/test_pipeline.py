@@ -88,7 +88,9 @@ def test_predictions_follow_their_rules():
     assert kern.seconds < 0.009 - scale * 0.004 + 1e-4 and "roofline" in kern.reason
     padded = pipeline.Settings("once", "one", "padded batch")
     packed = casestudy.predict(p, 0.009, padded, ("kernels", "packed batch"), [1, 1, 2], d, **ceil)
-    assert packed.seconds == pytest.approx(0.009 - scale * 0.004 * (1 - 4 / 6))
+    # the kernels and the padded buffer's build and copy (to float32 + copy in) shrink to the real rows
+    assert packed.seconds == pytest.approx(0.009 - scale * (0.004 + 0.002) * (1 - 4 / 6))
+    assert "padded buffer" in packed.reason
     # a profile slower than the bare run never predicts a negative time
     noisy = _profile([("matmul", "kernel", 10, 0.050)], wall=0.060)
     assert casestudy.predict(noisy, 0.001, padded, ("kernels", "packed batch"), [1, 1, 2], d, **ceil).seconds > 0
@@ -112,6 +114,20 @@ def test_change_log_keeps_only_correct_faster_versions():
     table = [line for line in text.splitlines() if not line.startswith(("   ->", "measured"))]
     assert len(table) == 6 and len({len(line) for line in table}) == 1       # rows line up in columns
 
+
+
+@pytest.mark.parametrize("faster", [0.2, 0.5, 0.9, 1.5])
+@pytest.mark.parametrize("which", ["change", "best"])
+def test_change_log_keeps_nothing_from_a_noisy_timing(faster, which):
+    steady = lambda s: Timing.from_samples([s, s * 1.01, s * 0.99, s, s * 1.005], name="steady")  # noqa: E731
+    loud = lambda s: Timing.from_samples([s * 0.7, s, s * 1.4, s * 0.8, s * 1.3], name="loud")  # noqa: E731
+    log = casestudy.ChangeLog()
+    log.add(pipeline.NAIVE, "baseline", "kernel", None, (loud if which == "best" else steady)(0.010), 1e-7)
+    new = (loud if which == "change" else steady)(0.010 * faster)
+    assert not log.add(pipeline.NAIVE.but(copies="one"), "one copy", "copy", None, new, 1e-7)
+    assert log.best.change == "baseline"
+    assert "not kept: too noisy to judge (loud varied by IQR/median" in log.entries[-1].why
+    assert "faster" not in log.entries[-1].why and "slower" not in log.entries[-1].why
 
 def test_what_if_follows_amdahl():
     parts = {"kernel": 0.006, "copy": 0.003, "other": 0.001}

@@ -53,19 +53,27 @@ def test_a_time_against_its_model_says_faster_only_when_faster(measured, model):
        st.floats(min_value=1.0, max_value=50.0), st.booleans())
 def test_a_scaling_verdict_never_explains_a_bound_it_exceeded(psi, n, achieved, headroom, shared):
     ceiling = achieved * headroom
-    cap = min(n, max(1.0, ceiling / achieved)) if shared else n
+    by_workers = not shared or headroom >= n      # the resource could feed every worker: the count bounds the run
+    cap = n if by_workers else max(1.0, headroom)
+    bound = "the worker count" if by_workers else "the memory bandwidth"
     text = explain.scaling_verdict(psi, n, achieved=achieved, ceiling=ceiling, resource="memory bandwidth",
                                    shared=shared, unit="B/s")
     measured = re.search(r"Measured ([0-9.e+]+)x", text).group(1)
     assert measured == f"{psi:.3g}"
+    if by_workers:
+        assert f"the worker count bounds the run at {n:g}x" in text
+    else:
+        assert f"allows at most {cap:.3g}x on {n:g} workers" in text
     if psi > explain.SUPERLINEAR_SLACK * n:
         assert "one-worker run was slowed" in text and "explains" not in text
     elif psi > cap * explain.BOUND_SLACK:
-        assert "above what the memory bandwidth allows" in text and "explains" not in text
+        assert f"above what {bound} allows" in text and "explains" not in text
     elif psi >= cap / CLOSE_RATIO:
-        assert "explains the result" in text
+        assert f"so {bound} explains the result" in text
     else:
-        assert f"{cap / psi:.3g}x below what the memory bandwidth allows" in text and "explains" not in text
+        assert f"{cap / psi:.3g}x below what {bound} allows" in text and "explains" not in text
+    if by_workers and psi <= cap * explain.BOUND_SLACK:
+        assert "the memory bandwidth explains" not in text      # a bound it never reached explains nothing
 
 
 @given(st.floats(min_value=0.01, max_value=3.0))
@@ -118,3 +126,40 @@ def test_a_noisy_prediction_is_shown_without_a_verdict_and_left_out_of_the_calib
 def test_noise_note_takes_timings_only(bad):
     with pytest.raises(TypeError, match="Timing"):
         verdicts.noise_note(bad)
+
+
+@given(st.lists(st.floats(min_value=1e8, max_value=1e12, allow_nan=False), min_size=2, max_size=8),
+       st.floats(min_value=1e8, max_value=1e12, allow_nan=False))
+def test_run_to_run_says_the_spread_and_where_the_kept_value_falls(rates, kept):
+    words = verdicts.run_to_run(rates, kept)
+    spread = max(rates) / min(rates)
+    assert words.startswith(f"{len(rates)} runs: ")
+    assert f"the fastest {spread:.3g}x the slowest" in words
+    assert ("within 1.25x" in words) == (spread <= CLOSE_RATIO)
+    assert ("other programs shared the machine" in words) == (spread > CLOSE_RATIO)
+    if min(rates) <= kept <= max(rates):
+        assert "lies within them" in words
+    elif kept > max(rates):
+        assert f"is {kept / max(rates):.3g}x the fastest of them" in words
+    else:
+        assert f"is {kept / min(rates):.3g}x the slowest of them" in words
+    assert words.endswith(f"differ by less than {spread:.3g}x are not a finding.")
+
+
+@pytest.mark.parametrize("rates", [[1e9], [], [1e9, -1.0], [1e9, 0.0]])
+def test_run_to_run_needs_two_positive_rates(rates):
+    with pytest.raises(ValueError, match="rates"):
+        verdicts.run_to_run(rates, 1e9)
+
+
+@given(st.floats(min_value=0.0, max_value=0.5), st.floats(min_value=0.0, max_value=0.5))
+def test_a_scaling_claim_on_a_noisy_step_says_it_is_not_to_be_quoted(spread_a, spread_b):
+    from perfcourse.labs.mpiresults import _noise_line
+
+    a = Timing.from_samples([1 - spread_a, 1, 1 + spread_a, 1, 1 - spread_a / 2, 1 + spread_a / 2], name="step")
+    b = Timing.from_samples([1 - spread_b, 1, 1 + spread_b, 1, 1 - spread_b / 2, 1 + spread_b / 2], name="baseline")
+    lines = _noise_line(a, b, None)
+    assert bool(lines) == (a.noisy or b.noisy)
+    if lines:
+        worst = max((t for t in (a, b) if t.noisy), key=lambda t: t.iqr_over_median)
+        assert f"too noisy to quote: {worst.name} varied by IQR/median {worst.iqr_over_median:.2f}" in lines[0]

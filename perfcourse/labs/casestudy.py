@@ -16,7 +16,7 @@ import numpy as np
 
 from .._check import real
 from ..measure.profiler import Profile
-from ..measure.timing import Timing
+from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
 from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, unfused_bytes
 from ..units import format_seconds
@@ -108,10 +108,15 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     if settings.kernels == "per request":
         new = KERNELS_PER_PASS * call_s + roofline.roofline_time(
             flops([rows], d), unfused_bytes([rows], d), peak_flops, bandwidth)
-        why = f"{KERNELS_PER_PASS} calls plus the roofline time of {rows} rows"
-    else:
-        new = now * rows / padded_rows(lengths)
-        why = f"kernel time scaled by real rows / padded rows = {rows}/{padded_rows(lengths)}"
+        why = f"{KERNELS_PER_PASS} calls plus the roofline time of {rows} rows (float32 in, as batched kernels read)"
+    else:       # padded -> packed: the kernels, and the padded buffer's build and copy, shrink to the real rows
+        share = rows / padded_rows(lengths)
+        new = now * share
+        buffer_s = scale * _span_sum(profile, ["to float32", "copy in"])[0]
+        return Prediction(max(bare_s - (now - new) - buffer_s * (1 - share), new),
+                          f"kernels {format_seconds(now)} become {format_seconds(new)} and the padded buffer's build "
+                          f"and copy {format_seconds(buffer_s)} become {format_seconds(buffer_s * share)}: both "
+                          f"scaled by real rows / padded rows = {rows}/{padded_rows(lengths)}")
     return Prediction(max(bare_s - now + new, new),
                       f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}")
 
@@ -156,7 +161,8 @@ class ChangeLog:
     """The versions tried, in order; the first entry is the baseline, which is always kept.
 
     A change is kept when its outputs are within ``TOLERANCE`` of the float64 reference and its
-    median beats the current best by at least ``min_gain`` (a smaller gain is noise here).
+    median beats the current best by at least ``min_gain`` (a smaller gain is noise here). A change
+    whose timing, or the best's, is flagged NOISY is not judged and not kept.
     """
 
     min_gain: float = 0.05
@@ -177,6 +183,11 @@ class ChangeLog:
             kept, verdict = True, "baseline"
         elif error > TOLERANCE:
             kept, verdict = False, f"rejected: error {error:.1e} > tolerance {TOLERANCE:g}"
+        elif timing.noisy or self.best.timing.noisy:
+            loud = timing if timing.noisy else self.best.timing
+            kept, verdict = False, (f"not kept: too noisy to judge ({loud.name} varied by IQR/median "
+                                    f"{loud.iqr_over_median:.2f}, above {NOISY_IQR}); it stays out until a quiet run "
+                                    f"shows a gain")
         else:
             ratio = timing.p50 / self.best.timing.p50
             if ratio >= 1:
@@ -192,8 +203,8 @@ class ChangeLog:
     def __str__(self):
         """A table, one row per version, its verdict and reasoning on the line below; then the device."""
         w_change = max([len("change"), *(len(e.change) for e in self.entries)]) + 2
-        w_target = max([len("largest item"), *(len(e.target) for e in self.entries)]) + 2
-        rows = [f"{'#':<3}{'change':<{w_change}}{'largest item':<{w_target}}{'predicted':>10}{'measured p50':>14}"
+        w_target = max([len("aimed at"), *(len(e.target) for e in self.entries)]) + 2
+        rows = [f"{'#':<3}{'change':<{w_change}}{'aimed at':<{w_target}}{'predicted':>10}{'measured p50':>14}"
                 f"{'p95':>10}{'max error':>11}"]
         for i, e in enumerate(self.entries):
             pred = format_seconds(e.predicted_s) if e.predicted_s is not None else "-"

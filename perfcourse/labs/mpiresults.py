@@ -12,7 +12,7 @@ import gettext
 import numpy as np
 
 from .._check import real
-from ..measure.timing import Timing
+from ..measure.timing import NOISY_IQR, Timing
 from ..models import scaling
 from ..units import format_bytes, format_seconds
 
@@ -86,12 +86,14 @@ def step_table(results, label, baseline_s=None):
     return (scaling.strong_scaling if kind == "strong" else scaling.weak_scaling)(n, t)
 
 
-def scaling_claim(result, label, baseline, baseline_s=None):
+def scaling_claim(result, label, baseline, baseline_s=None, baseline_timing=None):
     """The lines a scaling claim must carry, for the run ``label`` of ``result`` against ``baseline``.
 
     ``baseline`` is the one-rank launch holding the same label; ``baseline_s`` optionally
-    replaces its step time (as in :func:`step_table`). Efficiency is computed the way the
-    label's scaling defines it (strong: ``t1 / (n tn)``; weak: ``t1 / tn``).
+    replaces its step time (as in :func:`step_table`), and ``baseline_timing`` is the Timing it
+    came from. Efficiency is computed the way the label's scaling defines it (strong:
+    ``t1 / (n tn)``; weak: ``t1 / tn``). When a step time it rests on is flagged NOISY, a last
+    line says so: such a claim is not to be quoted.
     """
     run, base = runs_by_label(result)[label], runs_by_label(baseline)[label]
     t, t1 = phase_timings(result, label), phase_timings(baseline, label)["step"].p50
@@ -116,4 +118,13 @@ def scaling_claim(result, label, baseline, baseline_s=None):
         f"step time       : p50 {fmt(t['step'].p50)}, p95 {fmt(t['step'].p95)} over {t['step'].n} steps "
         f"(1 rank: p50 {fmt(t1)})",
         f"numeric recipe  : {recipe}",
-        f"efficiency      : {eff:.1%} ({label} scaling)"])
+        f"efficiency      : {eff:.1%} ({label} scaling)"] + _noise_line(t["step"], baseline_timing))
+
+
+def _noise_line(*timings):
+    loud = [t for t in timings if isinstance(t, Timing) and t.noisy]
+    if not loud:
+        return []
+    worst = max(loud, key=lambda t: t.iqr_over_median)
+    return [f"noise           : too noisy to quote: {worst.name} varied by IQR/median {worst.iqr_over_median:.2f} "
+            f"(above {NOISY_IQR}); rerun on a quiet machine before stating this efficiency"]

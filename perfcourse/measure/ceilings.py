@@ -17,6 +17,7 @@ import numpy as np
 from . import backend as _backend
 from . import kernels, timing
 from .kernels import sizes
+from .samples import Timing
 
 __all__ = ["Ceilings", "measure_ceilings", "MATMUL_SIZES"]
 
@@ -58,6 +59,18 @@ class Ceilings:
                              f"got {dtype!r}")
         return self.matmul_flops[dtype]
 
+    def timing(self, name):
+        """The :class:`~perfcourse.measure.samples.Timing` behind ceiling ``name`` (``"copy"``, ``"triad"``,
+        ``"matmul_float32"``, ...), rebuilt from its kept samples; ValueError if none were kept for it."""
+        kept = {k: v for k, v in self.timings.items() if isinstance(v, dict) and v.get("samples")}
+        if name not in kept:
+            raise ValueError(f"name must be a ceiling whose samples were kept: {', '.join(kept) or 'none'}; "
+                             f"got {name!r}")
+        t = kept[name]
+        return Timing.from_samples(t["samples"], name=str(t.get("name", name)), backend=self.backend,
+                                   device=self.device, l2=str(t.get("l2", "warm")), batch=int(t.get("batch", 1)),
+                                   repeat=int(t.get("repeat", 0)), stopped_early=bool(t.get("stopped_early")))
+
     def to_dict(self):
         """A JSON-ready dict (``from_dict`` reads it back)."""
         d = asdict(self)
@@ -73,7 +86,9 @@ class Ceilings:
 
 
 def _summary(t):
-    return {"p50_s": t.p50, "p95_s": t.p95, "p99_s": t.p99, "n": t.n, "batch": t.batch, "noisy": t.noisy}
+    return {"p50_s": t.p50, "p95_s": t.p95, "p99_s": t.p99, "n": t.n, "batch": t.batch, "noisy": t.noisy,
+            "name": t.name, "l2": t.l2, "repeat": t.repeat, "stopped_early": t.stopped_early,
+            "samples": [float(v) for v in t.samples]}
 
 
 def _settings(quick, on_gpu):

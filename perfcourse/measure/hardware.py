@@ -4,7 +4,9 @@ The datasheet table lives in :mod:`perfcourse.models.datasheets` (re-exported he
 ``datasheet``, ``names``, ``table``, ``Datasheet``); this module adds the device the course
 runs on (:func:`device_datasheet`) and, on first use, ``measure_ceilings()`` and ``Ceilings``
 from :mod:`perfcourse.measure.ceilings`: STREAM copy and triad bandwidth, matmul rate per
-dtype, and the cost of one launch (GPU) or one small call (CPU), measured here.
+dtype, and the cost of one launch (GPU) or one small call (CPU), measured here; and
+``machine_ceilings()`` and ``ceilings_origin()`` from :mod:`perfcourse.measure.machine`: the one
+set every lesson uses, measured once and kept.
 
 Examples
 --------
@@ -19,7 +21,8 @@ from __future__ import annotations
 from ..models.datasheets import Datasheet, datasheet, names, table
 from . import backend as _backend
 
-__all__ = ["Datasheet", "table", "datasheet", "device_datasheet", "names"]  # and, lazily, measure_ceilings, Ceilings
+__all__ = ["Datasheet", "table", "datasheet", "device_datasheet", "names"]  # and, lazily, measure_ceilings, Ceilings,
+#   machine_ceilings, ceilings_origin
 
 
 def device_datasheet(backend=None, *, quiet=False):
@@ -41,4 +44,8 @@ def __getattr__(name):
         from . import ceilings
 
         return getattr(ceilings, name)
+    if name in ("machine_ceilings", "ceilings_origin"):
+        from . import machine
+
+        return machine.machine_ceilings if name == "machine_ceilings" else machine.origin
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,8 +32,8 @@ from .._check import choice, positive_int, real
 from . import backend as _backend
 from .samples import NOISY_IQR, Timing
 
-__all__ = ["Timing", "NOISY_IQR", "TIME_SCALE_ENV", "time_scale", "measure", "time_without_sync", "flush_bytes",
-           "SHORT_CALL_S"]
+__all__ = ["Timing", "NOISY_IQR", "TIME_SCALE_ENV", "time_scale", "measure", "until_steady", "time_without_sync",
+           "flush_bytes", "SHORT_CALL_S"]
 
 SHORT_CALL_S = 20e-6      # calls shorter than this are timed in batches
 BATCH_SAMPLE_S = 200e-6   # a batched sample lasts about this long
@@ -230,6 +230,39 @@ def _sample(call, b, batch, repeat, min_samples, flush, deadline):
         if gc_was_on:
             gc.enable()
     return samples
+
+
+def until_steady(take, *, tries=3):
+    """Take a measurement again while it is too noisy to judge: the least noisy of at most ``tries``.
+
+    ``take``: a function of no arguments that measures and returns a :class:`Timing` (usually a
+    lambda around :func:`measure`). It is called until a timing is not flagged NOISY, ``tries``
+    times at most; the timing with the smallest IQR/median is returned, so the caller still sees
+    the NOISY flag when every try was noisy and gives no verdict from it.
+
+    Examples
+    --------
+    >>> quiet = Timing.from_samples([1.0, 1.01, 0.99, 1.0, 1.02], name="copy")
+    >>> until_steady(lambda: quiet) is quiet
+    True
+    >>> loud = iter([Timing.from_samples(s, name="x") for s in ([1, 2, 3, 4, 5], [1, 1.3, 1, 1.3, 1])])
+    >>> round(until_steady(lambda: next(loud), tries=2).iqr_over_median, 2)
+    0.3
+    """
+    if not callable(take):
+        raise TypeError(f"take must be a function that returns a Timing; got {type(take).__name__}")
+    if isinstance(tries, bool) or not isinstance(tries, int) or tries < 1:
+        raise ValueError(f"tries must be a whole number of at least 1; got {tries!r}")
+    best = None
+    for _ in range(tries):
+        t = take()
+        if not isinstance(t, Timing):
+            raise TypeError(f"take must return a Timing; it returned {type(t).__name__}")
+        if best is None or t.iqr_over_median < best.iqr_over_median:
+            best = t
+        if not t.noisy:
+            return t
+    return best
 
 
 def time_without_sync(fn, *args, kwargs=None, warmup=True):

@@ -222,9 +222,10 @@ def scaling_verdict(speedup, n, *, achieved, ceiling, resource, shared, unit, co
 
     ``achieved`` is the rate one worker reached of ``resource`` (bytes/s, FLOP/s), ``ceiling``
     its measured ceiling. A ``shared`` resource (memory bandwidth) caps the speedup at
-    ``min(n, ceiling / achieved)``; a per-worker one (arithmetic units, a core's own cache)
-    allows ``n``. ``cores_busy`` (CPU time / wall time of the ``n``-worker run) names a
-    shortfall of cores when it is measured.
+    ``ceiling / achieved`` when that is below ``n``; otherwise, and for a per-worker resource
+    (arithmetic units, a core's own cache), the worker count bounds it at ``n``, and the
+    sentence names the worker count, not the resource. ``cores_busy`` (CPU time / wall time of the
+    ``n``-worker run) names a shortfall of cores when it is measured.
 
     Examples
     --------
@@ -233,13 +234,18 @@ def scaling_verdict(speedup, n, *, achieved, ceiling, resource, shared, unit, co
     one worker drew 11 GB/s of memory bandwidth, 55% of the 20 GB/s measured; all workers share it, so it \
 allows at most 1.82x on 2 workers. Measured 1.05x: 1.73x below what the memory bandwidth allows, so \
 something else held the workers back.
+    >>> print(scaling_verdict(1.67, 2, achieved=7.2e9, ceiling=19.5e9, resource="memory bandwidth", shared=True,
+    ...                       unit="B/s"))
+    one worker drew 7.2 GB/s of memory bandwidth, 37% of the 19.5 GB/s measured; all workers share it, and it \
+could feed 2.71 of them, more than the 2 there are, so the worker count bounds the run at 2x. Measured 1.67x: at \
+or just under that bound (within 1.25x), so the worker count explains the result.
     >>> print(scaling_verdict(2.38, 2, achieved=7e9, ceiling=26e9, resource="memory bandwidth", shared=True,
     ...                       unit="B/s").split(". ", 1)[1])
     Measured 2.38x: more than 2 workers can give by sharing the work, so the one-worker run was slowed (by \
 other programs on the machine, or a cold start): rerun it before reading more into it.
     >>> print(scaling_verdict(0.98, 2, achieved=130e9, ceiling=150e9, resource="in-cache passes", shared=False,
     ...                       unit="B/s", cores_busy=1.02).split(". ", 1)[1])
-    Measured 0.98x: 2.04x below what the in-cache passes allows, so something else held the workers back: \
+    Measured 0.98x: 2.04x below what the worker count allows, so something else held the workers back: \
 on average they kept only 1.02 of 2 cores busy (the cores were taken by other programs, or the \
 threads waited for each other).
     """
@@ -248,26 +254,37 @@ threads waited for each other).
     n = real("n", n, low=1)
     achieved = real("achieved", achieved, low=0, low_open=True)
     ceiling = real("ceiling", ceiling, low=0, low_open=True)
-    cap = min(n, max(1.0, ceiling / achieved)) if shared else n
+    feeds = ceiling / achieved                 # workers the shared resource could feed at one worker's rate
+    by_workers = not shared or feeds >= n      # the worker count, not the resource, sets the bound
+    cap = n if by_workers else max(1.0, feeds)
     v = {"rate": si(achieved, unit), "resource": resource, "share": achieved / ceiling, "ceiling": si(ceiling, unit),
-         "cap": cap, "n": n, "psi": psi, "band": band, "below": cap / psi}
-    if shared:
+         "cap": cap, "n": n, "psi": psi, "band": band, "below": cap / psi, "feeds": feeds}
+    v["bound"] = _("the worker count") if by_workers else _("the {resource}").format(resource=resource)
+    if shared and by_workers:
+        text = _("one worker drew {rate} of {resource}, {share:.0%} of the {ceiling} measured; all workers share it, "
+                 "and it could feed {feeds:.3g} of them, more than the {n:g} there are, so the worker count bounds "
+                 "the run at {n:g}x.")
+    elif shared:
         text = _("one worker drew {rate} of {resource}, {share:.0%} of the {ceiling} measured; all workers share it, "
                  "so it allows at most {cap:.3g}x on {n:g} workers.")
+    elif achieved > ceiling * BOUND_SLACK:
+        text = _("one worker reached {rate} of {resource}, {share:.0%} of the {ceiling} measured (above it: that "
+                 "ceiling was measured low); each worker brings its own, so the worker count bounds the run at "
+                 "{n:g}x.")
     else:
         text = _("one worker reached {rate} of {resource} ({share:.0%} of the {ceiling} measured); each worker "
-                 "brings its own, so it allows {n:g}x on {n:g} workers.")
+                 "brings its own, so the worker count bounds the run at {n:g}x.")
     if psi > SUPERLINEAR_SLACK * n:
         return (text + _(" Measured {psi:.3g}x: more than {n:g} workers can give by sharing the work, so the "
                          "one-worker run was slowed (by other programs on the machine, or a cold start): rerun it "
                          "before reading more into it.")).format(**v)
     if psi > cap * BOUND_SLACK:     # an upper bound that was exceeded explains nothing
-        return (text + _(" Measured {psi:.3g}x: above what the {resource} allows, so the one-worker run did not "
+        return (text + _(" Measured {psi:.3g}x: above what {bound} allows, so the one-worker run did not "
                          "reach the ceiling it could have (or was slowed by other programs).")).format(**v)
     if is_close(psi, cap, band):
-        return (text + _(" Measured {psi:.3g}x: at or just under that bound (within {band:g}x), so the {resource} "
+        return (text + _(" Measured {psi:.3g}x: at or just under that bound (within {band:g}x), so {bound} "
                          "explains the result.")).format(**v)
-    text += _(" Measured {psi:.3g}x: {below:.3g}x below what the {resource} allows, so something else held the "
+    text += _(" Measured {psi:.3g}x: {below:.3g}x below what {bound} allows, so something else held the "
               "workers back")
     if cores_busy is None:
         return (text + _(".")).format(**v)

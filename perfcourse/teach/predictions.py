@@ -36,30 +36,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .._check import real
+from .._home import ENV_HOME, home
 from .._lang import _
 from .verdicts import closeness, noise_note
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
 
-ENV_HOME = "PERFCOURSE_HOME"   # folder of the learner's own records; default: the user's data folder
 ENV_RECORD = "PERFCOURSE_RECORD"   # "0": show comparisons, append nothing (perfcourse present sets it)
 _KEY = re.compile(r"^(\d\d)-[a-z0-9][a-z0-9-]*$")
 _WIDTH = 12
-
-
-def home():
-    """The folder that holds the learner's records: ``$PERFCOURSE_HOME``, else the user's data folder."""
-    chosen = os.environ.get(ENV_HOME, "").strip()
-    if chosen:
-        folder = Path(chosen).expanduser()
-        if folder.exists() and not folder.is_dir():
-            raise ValueError(f"{ENV_HOME} must name a folder (where your records are kept); {chosen!r} is a file")
-        return folder
-    try:
-        import platformdirs
-    except ImportError:          # a Python with only the scientific stack (a GPU machine's image): XDG's default
-        return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "perfcourse"
-    return platformdirs.user_data_path("perfcourse", appauthor=False)
 
 
 def log_path():

@@ -15,10 +15,11 @@ from .._check import real
 from .._lang import _
 from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
+from ..units import si
 
 __all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "judged", "closeness",
            "time_against_model", "against_model", "speedup_outcome", "speedup_verdict", "amdahl_line", "compare_line",
-           "nearest_bound"]
+           "nearest_bound", "run_to_run"]
 
 
 # A timing of fewer samples than this says nothing about its own spread, so no verdict is read from it.
@@ -191,3 +192,44 @@ def against_model(measured, model, *, close, slower, faster, band=CLOSE_RATIO):
             raise TypeError(f"{name} must be the sentence for that case; got {text!r}")
     reading = close if is_close(m, p, band) else (slower if m > p else faster)
     return _("{where}: {reading}").format(where=time_against_model(m, p, band), reading=reading)
+
+
+def run_to_run(rates, kept, *, unit="GB/s", band=CLOSE_RATIO):
+    """What several runs of one measurement say about telling two measurements apart, from their rates.
+
+    ``rates``: the same quantity measured in separate runs (larger is faster); ``kept``: the value
+    the course keeps and uses everywhere. Says the runs' range, whether the fastest is within
+    ``band`` of the slowest, and where ``kept`` falls among them.
+
+    Examples
+    --------
+    >>> print(run_to_run([20e9, 21e9, 19.5e9], 20.4e9))
+    3 runs: 19.5 to 21 GB/s, the fastest 1.08x the slowest (within 1.25x: the spread of a quiet moment); the \
+kept value, 20.4 GB/s, lies within them. Two measurements taken apart that differ by less than 1.08x are not a \
+finding.
+    >>> print(run_to_run([12e9, 21e9], 20.4e9).split(";")[0])
+    2 runs: 12 to 21 GB/s, the fastest 1.75x the slowest (more than 1.25x: other programs shared the machine)
+    """
+    values = [_scalar("rates", r) for r in rates]
+    if len(values) < 2 or min(values) <= 0:
+        raise ValueError(f"rates must hold at least two positive rates; got {rates!r}")
+    kept = _scalar("kept", kept)
+    if kept <= 0:
+        raise ValueError(f"kept must be a positive rate; got {kept!r}")
+    low, high = min(values), max(values)
+    spread = high / low
+    if spread <= band:
+        how = _("within {band:g}x: the spread of a quiet moment").format(band=band)
+    else:
+        how = _("more than {band:g}x: other programs shared the machine").format(band=band)
+    if low <= kept <= high:
+        where = _("lies within them")
+    elif kept > high:
+        where = _("is {ratio:.3g}x the fastest of them").format(ratio=kept / high)
+    else:
+        where = _("is {ratio:.3g}x the slowest of them").format(ratio=kept / low)
+    return _("{n} runs: {low} to {high}, the fastest {spread:.3g}x the slowest ({how}); the kept value, {kept}, "
+             "{where}. Two measurements taken apart that differ by less than {spread:.3g}x are not a finding.").format(
+        n=len(values), low=si(low, unit).rsplit(" ", 1)[0], high=si(high, unit), spread=spread, how=how,
+        kept=si(kept, unit),
+        where=where)

@@ -16,7 +16,8 @@ def plot_calibration(rows, ax=None, *, title=None):
     """Points at log2(guess/measured) and crosses at log2(model/measured), one column per prediction.
 
     ``rows`` are ``(key, lesson, guess_log2 or None, model_log2)`` in course order (the ``rows`` of
-    ``pc.predictions.calibration()``). The grey band is the course's "close" (0.8x to 1.25x).
+    ``pc.predictions.calibration()``). The grey band is the course's "close" (0.8x to 1.25x); the legend
+    sits right of the axes, beside the points.
     """
     rows = list(rows)
     if not rows:
@@ -32,5 +33,7 @@ def plot_calibration(rows, ax=None, *, title=None):
         ax.plot(gx, gy, "o-", color="tab:blue", label="your guess / measured")
     ax.plot(x, [r[3] for r in rows], "x", color="tab:orange", markersize=8, label="model / measured")
     ax.set_xticks(x, [r[0] for r in rows], rotation=60, ha="right", fontsize=7)
-    return finish(ax, ylabel="log2(prediction / measured): +1 = 2x too high", title=title, grid=False,
-                  legend_loc="upper right")
+    ax = finish(ax, ylabel="log2(prediction / measured): +1 = 2x too high", title=title, grid=False,
+                legend_loc="upper right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))   # beside the points, never over them
+    return ax

@@ -36,15 +36,35 @@ def plot_latency_by_batch(timings, ax=None, *, slo=None, model=None, title=None)
     return finish(ax, xlabel="batch b [rows per call]", ylabel="latency per call [ms]", title=title)
 
 
-def plot_latency_throughput(timings, ax=None, *, q=50, title=None):
-    """Throughput (rows/s at the q-th percentile latency) against that latency, one point per batch."""
+def plot_latency_throughput(timings, ax=None, *, q=50, title=None, model=None):
+    """Throughput (rows/s at the q-th percentile latency) against that latency, one point per batch.
+
+    ``model``: ``{batch: seconds}`` the model predicts, drawn as a line through the same batches, so
+    that where the measured points leave its shape can be read off the plot.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from perfcourse.measure.samples import Timing
+    >>> t = {b: Timing.from_samples([1e-3 * (1 + b / 8)] * 5) for b in (1, 8)}
+    >>> ax = plot_latency_throughput(t, model={1: 1e-3, 8: 1.5e-3})
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['measured (p50)', 'model']
+    """
     batches = _checked_timings(timings)
     q = real("q", q, low=0, high=100)
     ax = axes(ax)
     lat = np.array([timings[b].percentile(q) for b in batches])
     thr = np.array(batches) / lat
-    ax.loglog(lat * 1e3, thr, "o-")
+    ax.loglog(lat * 1e3, thr, "o-", label=f"measured (p{q:g})")
+    if model is not None:
+        if not isinstance(model, dict) or sorted(model) != batches:
+            raise ValueError(f"model must map each batch size ({batches}) to the model's seconds; got {model!r}")
+        m = np.array([real(f"model seconds at b={b}", model[b], low=0, low_open=True) for b in batches])
+        ax.loglog(m * 1e3, np.array(batches) / m, "k-", lw=1, alpha=0.6, label="model")
     for b, x, y in zip(batches, lat * 1e3, thr, strict=True):
-        ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=FONT_SMALL - 1)
+        ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=FONT_SMALL - 1)
+    ax.margins(0.12)
     return finish(ax, xlabel=f"latency per call, p{q:g} [ms]", ylabel="throughput [rows/s]", title=title,
-                  legend=False)
+                  legend=model is not None)

@@ -25,7 +25,9 @@ def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, labe
 
     Parameters are those of :func:`perfcourse.viz.plot_roofline`; ``points`` are
     ``(name, intensity [FLOP/byte], achieved [FLOP/s])``. The legend sits right of the axes,
-    so give the figure room (``layout="constrained"``).
+    so give the figure room (``layout="constrained"``). The y axis says which is which: the roof's
+    lines are attainable rates, the markers achieved ones; each later marker is drawn smaller and on
+    top, so points that coincide stay visible.
 
     Examples
     --------
@@ -34,6 +36,8 @@ def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, labe
     >>> ax = plot_roofline_points(100e12, 2e12, [("n", 170.0, 40e12), ("n + 1", 170.2, 39e12)])
     >>> [t.get_text() for t in ax.get_legend().get_texts()][-2:]
     ['n: 40% of roof', 'n + 1: 39% of roof']
+    >>> ax.get_ylabel()
+    'rate [FLOP/s]: lines attainable, markers achieved'
     """
     ax = plot_roofline(peak_flops, peak_bandwidth, (), ax=ax, label=label, roofs=roofs,
                        intensity_range=intensity_range, title=title)
@@ -41,7 +45,9 @@ def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, labe
         i = real(f"intensity of {name}", intensity, low=0, low_open=True)
         a = real(f"achieved FLOP/s of {name}", achieved, low=0, low_open=True)
         pct = 100 * a / attainable_flops(i, peak_flops, peak_bandwidth)
-        ax.loglog([i], [a], _MARKERS[k % len(_MARKERS)], ms=7, ls="none", markeredgecolor="k",
-                  markeredgewidth=0.5, label=f"{name}: {pct:.0f}% of roof")
+        # each later point smaller and on top: two points at the same place stay visible as a ring and a dot
+        ax.loglog([i], [a], _MARKERS[k % len(_MARKERS)], ms=max(4.0, 11.0 - 1.5 * k), ls="none",
+                  markeredgecolor="k", markeredgewidth=0.6, zorder=3 + k, label=f"{name}: {pct:.0f}% of roof")
+    ax.set_ylabel("rate [FLOP/s]: lines attainable, markers achieved")
     ax.legend(fontsize=FONT_SMALL, loc="center left", bbox_to_anchor=(1.02, 0.5))
     return ax

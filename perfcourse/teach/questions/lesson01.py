@@ -17,17 +17,17 @@ QUESTIONS = [
              "b = 1024 the p99 of 190 ms misses the SLO, however high its throughput.",
              reference=lambda: latency.largest_batch_under_slo(_P99_BY_BATCH, 0.050), rtol=0, unit="rows"),
     Question("l01-memory-bound-b1", 1,
-             "W is a 4096 x 4096 float32 matrix and memory delivers 32 GB/s (1 GB = 1e9 bytes). The compute "
-             "roof is 160 GFLOP/s. What latency does the roofline model give for X[1, 4096] @ W, in ms?",
-             "At b = 1 the call moves W once (67 MB) and does only 34 MFLOP: max(0.21 ms, 2.10 ms) = 2.10 ms, "
+             "W is a 4096 x 4096 float32 matrix and memory delivers 50 GB/s (1 GB = 1e9 bytes). The compute "
+             "roof is 400 GFLOP/s. What latency does the roofline model give for X[1, 4096] @ W, in ms?",
+             "At b = 1 the call moves W once (67 MB) and does only 34 MFLOP: max(0.084 ms, 1.34 ms) = 1.34 ms, "
              "memory-bound.",
-             reference=lambda: latency.dense_layer_latency(1, 4096, peak_flops=160e9, peak_bandwidth=32e9) * 1e3,
+             reference=lambda: latency.dense_layer_latency(1, 4096, peak_flops=400e9, peak_bandwidth=50e9) * 1e3,
              rtol=0.03, unit="ms"),
     Question("l01-knee", 1,
-             "Same layer and ceilings (d = 4096, float32, 160 GFLOP/s, 32 GB/s). Near which batch size does it "
+             "Same layer and ceilings (d = 4096, float32, 400 GFLOP/s, 50 GB/s). Near which batch size does it "
              "turn from memory-bound to compute-bound?",
-             "Where 2 b d^2 / F equals (d^2 + 2 b d) s / B: b is about ridge x s / 2 = 5 x 4 / 2 = 10 rows.",
-             reference=lambda: latency.knee_batch(4096, peak_flops=160e9, peak_bandwidth=32e9), rtol=0.1,
+             "Where 2 b d^2 / F equals (d^2 + 2 b d) s / B: b is about ridge x s / 2 = 8 x 4 / 2 = 16 rows.",
+             reference=lambda: latency.knee_batch(4096, peak_flops=400e9, peak_bandwidth=50e9), rtol=0.1,
              unit="rows"),
     Question("l01-energy", 1,
              "A server draws 400 W while producing 8000 tokens/s. What is its energy per token, in J/token?",

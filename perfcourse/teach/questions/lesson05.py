@@ -37,13 +37,13 @@ QUESTIONS = [
              "memory term wins: 1.61e9 B / 4.0e12 B/s = 0.403 ms.",
              reference=_triad_ms, rtol=0.02, unit="ms"),
     Question("l05-dense-bound", 5,
-             "One dense layer X[1, 4096] @ W[4096, 4096] in bf16 on an H200 (ridge about 206 FLOP/byte). What "
+             "One dense layer X[512, 8192] @ W[8192, 8192] in bf16 on an H200 (ridge about 206 FLOP/byte). What "
              "limits it?",
-             "FLOPs 2 x 4096^2 over bytes about 2 x 4096^2: intensity about 1 FLOP/byte, far left of the ridge. "
-             "Reading W from memory sets the time; the tensor cores mostly wait.",
+             "FLOPs 2 x 512 x 8192^2 over bytes 2 x (8192^2 + 2 x 512 x 8192): about 455 FLOP/byte, right of "
+             "the ridge. The tensor cores set the time; reading the weights is hidden under the arithmetic.",
              choices=("The tensor cores' peak FLOP rate", "Memory bandwidth: reading the weights",
                       "Kernel launch latency, whatever the size", "The PCIe link to the host"),
-             correct="b"),
+             correct="a"),
     Question("l05-utilization", 5,
              "nvidia-smi reports 100% GPU utilization for your service. What does that establish?",
              "NVML's utilization is the share of time at least one kernel was running. One block spinning on one "

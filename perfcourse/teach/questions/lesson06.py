@@ -38,14 +38,15 @@ QUESTIONS = [
              "capacity each step of load costs more wait than the last.",
              reference=lambda: queueing.mm1(9, 10).mean_wait / queueing.mm1(8, 10).mean_wait, unit="x"),
     Question("l06-md1", 6,
-             "Two servers see the same Poisson load and have the same mean service time; one has constant service "
-             "times, the other exponential ones. How do their mean queueing waits compare?",
-             "M/D/1 waits rho / (2 mu (1 - rho)), exactly half the M/M/1 wait: variability of service, not just "
-             "its mean, makes queues.",
-             choices=("They are equal: only the mean service time matters",
-                      "The constant-time server waits half as long",
-                      "The constant-time server waits twice as long",
-                      "The exponential server waits less, since some requests are very short"),
+             "Under Poisson arrivals a server with exponential service times of mean 10 ms makes requests wait "
+             "36 ms in its queue on average. If every request took exactly 10 ms instead, at the same load, what "
+             "would the mean queueing wait be?",
+             "M/D/1 waits rho / (2 mu (1 - rho)), exactly half the M/M/1 wait at the same load: 18 ms. "
+             "Variability of service, not just its mean, makes queues.",
+             choices=("36 ms: only the mean service time matters",
+                      "18 ms",
+                      "72 ms",
+                      "0 ms: with constant service nothing waits"),
              correct="b"),
     Question("l06-slo-batch", 6,
              "In the lesson's static-batching setup (Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b, "
@@ -56,13 +57,14 @@ QUESTIONS = [
              reference=lambda: largest_static_batch_under_slo(**{**SLO_SETUP, "slo": 0.080}), rtol=0,
              unit="requests"),
     Question("l06-token-budget", 6,
-             "A continuous-batching server has a small token budget per step, smaller than what a burst of "
-             "prompts needs. What suffers first?",
-             "Prompts wait to be admitted a few at a time, so the time to first token grows, in the tail first; "
-             "a larger budget admits them sooner but makes those steps longer for every running sequence.",
-             choices=("The time per output token of running sequences",
-                      "The time to first token, in the tail first",
-                      "Nothing: continuous batching has no queue",
-                      "Throughput doubles"),
-             correct="b"),
+             "A continuous-batching server admits at most 256 prompt tokens per step; bursts bring 20 prompts of "
+             "512 tokens at once. The budget is raised to 16,384 tokens. What changes for the users?",
+             "With 256 tokens a step, a burst's prompts are admitted a piece at a time and wait for their first "
+             "token. With 16,384 the whole burst's prefill fits one step: its prompts start sooner, while every "
+             "sequence already generating waits for that long step before its next token.",
+             choices=("New prompts get their first token sooner; running sequences see a longer pause",
+                      "Both the first token and the pauses get shorter",
+                      "The first token comes later; the pauses get shorter",
+                      "Nothing changes: the budget only caps throughput"),
+             correct="a"),
 ]

@@ -5,12 +5,14 @@ from ..question import Question
 
 QUESTIONS = [
     Question("l08-first-step", 8,
-             "Before changing any code to make a pipeline faster, what do you fix first?",
-             "Without an end-to-end metric there is nothing to improve, and without a correctness tolerance a "
-             "'faster' version may simply be wrong.",
-             choices=("The kernel with the lowest percent of peak",
-                      "The end-to-end metric and the correctness tolerance against a trusted reference",
-                      "The compiler flags", "The number of GPUs"),
+             "A teammate's change runs the pipeline in half the time, but its outputs now differ from the "
+             "float64 reference by 1e-2, ten times the tolerance the team agreed on. What do you report?",
+             "The tolerance is fixed before any change, beside the metric: a version whose outputs fail it is "
+             "rejected, however fast, and the best version so far stays.",
+             choices=("A 2x speedup",
+                      "No speedup: the version is rejected and the best correct one stays",
+                      "A 2x speedup, with a note on its accuracy",
+                      "A 2x speedup, once the tolerance is raised to 1e-2"),
              correct="b"),
     Question("l08-largest-item", 8,
              "A profile splits wall time into CPU 30%, copies 50%, kernels 20%. If you made every kernel "
@@ -18,15 +20,16 @@ QUESTIONS = [
              "Amdahl again: the other 80% stays, so the speedup is at most 1/0.8 = 1.25x. Start with the copies.",
              reference=lambda: laws.amdahl_limit(0.8), unit="x"),
     Question("l08-sync-on-cpu", 8,
-             "On the CPU backend, removing the synchronisation after each kernel barely changed the time; on "
-             "a GPU the same change helps a lot. Why?",
-             "NumPy calls finish before they return, so a 'sync' waits for nothing; on a GPU each sync "
-             "drains the queue and leaves the device idle while the host launches the next kernel.",
-             choices=("The CPU has more cores than the GPU",
-                      "NumPy runs each call to completion before returning, so there is nothing to wait for; "
-                      "on a GPU every sync empties the queue and idles the device",
-                      "Synchronisation is free on every device",
-                      "The profiler hides synchronisation on the CPU"),
+             "On the CPU the change 'sync -> once' saved almost nothing. Ported to a GPU, the profile shows "
+             "8 syncs per batch, each followed by about 40 us in which the device sits idle while the host "
+             "launches the next kernel. What do you expect the change to save there?",
+             "NumPy calls finish before they return, so on the CPU a sync waits for nothing. On the GPU each "
+             "sync drains the queue: dropping 7 of the 8 removes about 7 x 40 us = 280 us of idle device "
+             "per batch.",
+             choices=("Almost nothing, as on the CPU",
+                      "About 280 us per batch: the 7 syncs dropped no longer leave the device idle",
+                      "More time, since one sync must wait for all 8 kernels",
+                      "About 320 us per batch: all 8 idle gaps"),
              correct="b"),
     Question("l08-padding-tail", 8,
              "A padded batch of 128 requests has lengths with median 16 but the longest is 240. How many "

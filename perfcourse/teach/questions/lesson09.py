@@ -5,13 +5,14 @@ from ..question import Question
 
 QUESTIONS = [
     Question("l09-utilization", 9,
-             "A dashboard shows the GPU at 100% utilization for the whole run. What does that tell you?",
-             "Utilization only says a kernel was running during each sample interval: not whether it did "
-             "useful work, stalled on memory, used a poor kernel, or met the user's latency target.",
-             choices=("The GPU was busy during that time, and nothing more",
-                      "The GPU reached its peak FLOP/s",
-                      "The run cannot get any faster on this GPU",
-                      "Users see the lowest latency the GPU can give"),
+             "Two versions of the same job run on the same GPU and input. Both show 100% GPU utilization "
+             "throughout; version A takes 10 s and version B 4 s. What do the two dashboards tell you?",
+             "Utilization only says a kernel was running during each sample interval, so both read 100%: it "
+             "says nothing of how much useful work each second did. B did the same work in less time.",
+             choices=("Only that some kernel ran the whole time in each; B got more done per second",
+                      "B's utilization must have been measured wrongly",
+                      "Both ran at the GPU's peak FLOP/s",
+                      "A used more of the GPU than B, so A is the better use of it"),
              correct="a"),
     Question("l09-amdahl-32", 9,
              "The lecture's program (10% serial) now runs on 32 workers. What speedup does Amdahl's law give?",
@@ -30,13 +31,13 @@ QUESTIONS = [
              "communication or imbalance.",
              reference=lambda: laws.efficiency(120 / 20, 8)),
     Question("l09-batch-wait", 9,
-             "Batching 8 requests raised throughput from 50 to 266.7 req/s. What happened to the time a "
-             "single request needs?",
-             "Each request now takes at least the 30 ms of its batch instead of 20 ms, plus the time spent "
-             "waiting for the batch to form and for earlier batches.",
-             choices=("It fell to 30/8 = 3.75 ms",
-                      "It is unchanged at 20 ms",
-                      "It rose to at least 30 ms, plus queueing",
-                      "It fell to 20/8 = 2.5 ms"),
-             correct="c"),
+             "A service handles one request in 10 ms (100 req/s). It now waits for 4 requests and serves them "
+             "together in 16 ms. What is the least time a request needs now, and the most throughput?",
+             "A request cannot finish before its batch does: at least 16 ms, plus the wait for the batch to "
+             "fill and for earlier batches. The batch serves 4 requests per 16 ms: at most 250 req/s.",
+             choices=("2.5 ms each and 400 req/s",
+                      "At least 16 ms (plus the wait for the batch to fill) and at most 250 req/s",
+                      "10 ms each, as before, and 250 req/s",
+                      "4 ms each and 250 req/s"),
+             correct="b"),
 ]
