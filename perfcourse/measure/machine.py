@@ -119,7 +119,8 @@ def _steadiest(measure, *, cached, tries=TRIES):
 
 
 def origin(ceilings):
-    """One line: when ``ceilings`` were measured, whether just now or kept from an earlier lesson.
+    """One line: when ``ceilings`` were measured, whether just now or kept from an earlier lesson, and whether
+    even the steadiest try was noisy.
 
     Examples
     --------
@@ -135,7 +136,13 @@ def origin(ceilings):
     except ValueError:
         when = ceilings.date
     if ceilings.date in _MEASURED_HERE:
-        return _("ceilings measured just now ({when}) and kept: every later lesson uses this one set").format(
+        line = _("ceilings measured just now ({when}) and kept: every later lesson uses this one set").format(
             when=when)
-    return _("ceilings measured {when} and kept: every lesson uses this one set "
-             "(pc.hardware.machine_ceilings(remeasure=True) measures again)").format(when=when)
+    else:
+        line = _("ceilings measured {when} and kept: every lesson uses this one set "
+                 "(pc.hardware.machine_ceilings(remeasure=True) measures again)").format(when=when)
+    if _spread(ceilings) > NOISY_IQR:
+        line += _("; even the steadiest of its tries was noisy (IQR/median {spread:.2f}, above {limit}), so a "
+                  "verdict read against these ceilings is uncertain: measure them again on a quiet machine").format(
+            spread=_spread(ceilings), limit=NOISY_IQR)
+    return line

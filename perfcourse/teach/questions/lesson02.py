@@ -10,11 +10,6 @@ QUESTIONS = [
              "Each level halves the count: 2048 -> 1024 -> ... -> 1 takes log2(2048) = 11 levels, although the "
              "work is still 2047 adds.",
              reference=lambda: dag.tree_sum(2048).span, rtol=0, unit="adds"),
-    Question("l02-tree-parallelism", 2,
-             "A tree sum of 4096 numbers: what is its average parallelism T1 / T_inf?",
-             "T1 = 4095 adds, T_inf = log2 4096 = 12 levels: 4095 / 12 = 341.25 adds can run at once on average. "
-             "Four times the numbers gave only two more levels, so the parallelism grew almost fourfold.",
-             reference=lambda: dag.tree_sum(4096).parallelism),
     Question("l02-brent", 2,
              "A computation has T1 = 1,000,000 operations and span T_inf = 20. What upper bound on the time "
              "does Brent's bound give with P = 100 workers, in steps?",

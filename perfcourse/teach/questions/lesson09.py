@@ -26,10 +26,11 @@ QUESTIONS = [
              "take: more throughput needs more requests in flight, or less time each.",
              reference=lambda: laws.littles_law(in_flight=6, time_in_system=0.04), unit="req/s"),
     Question("l09-efficiency-8", 9,
-             "A job takes 120 s on 1 GPU and 20 s on 8 GPUs. What is the parallel efficiency (as a fraction)?",
-             "speedup = 120 / 20 = 6x, efficiency = 6 / 8 = 0.75: a quarter of the GPU time goes to serial work, "
-             "communication or imbalance.",
-             reference=lambda: laws.efficiency(120 / 20, 8)),
+             "A job takes 150 s on 1 GPU. The team promises 80% parallel efficiency on 8 GPUs. How long may the "
+             "job take on 8 GPUs at most, in seconds, for that promise to hold?",
+             "Efficiency = speedup / N, so 80% on 8 GPUs needs a speedup of 0.8 x 8 = 6.4x: 150 s / 6.4 = 23.4 s. "
+             "Any serial work, communication or imbalance has to fit in the 4.7 s between that and a perfect 18.75 s.",
+             reference=lambda: 150 / (0.8 * 8), unit="s"),
     Question("l09-batch-wait", 9,
              "A service handles one request in 10 ms (100 req/s). It now waits for 4 requests and serves them "
              "together in 16 ms. What is the least time a request needs now, and the most throughput?",
