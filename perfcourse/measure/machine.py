@@ -56,6 +56,7 @@ def _keep(key, ceilings):
     machines = _read()
     machines[key] = ceilings.to_dict()
     target = path()
+    tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".ceilings-", suffix=".json")
@@ -63,6 +64,8 @@ def _keep(key, ceilings):
             json.dump({"format": FORMAT, "machines": machines}, f, indent=1)
         os.replace(tmp, target)
     except OSError:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)              # no half-written file left beside the kept one
         return False
     return True
 
