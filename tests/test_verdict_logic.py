@@ -101,7 +101,7 @@ def test_no_verdict_is_read_from_a_noisy_or_thin_measurement(spread, n, seed):
     if n < verdicts.MIN_SAMPLES:
         assert note.startswith("too few samples to judge") and text == note
     elif t.iqr_over_median > NOISY_IQR:
-        assert note.startswith("too noisy to judge") and f"{t.iqr_over_median:.2f}" in note and text == note
+        assert note.startswith("too noisy to judge") and f"IQR/median {t.spread_text()} (above" in note and text == note
     else:
         assert note is None and text == "close to the model"
 
@@ -162,4 +162,4 @@ def test_a_scaling_claim_on_a_noisy_step_says_it_is_not_to_be_quoted(spread_a, s
     assert bool(lines) == (a.noisy or b.noisy)
     if lines:
         worst = max((t for t in (a, b) if t.noisy), key=lambda t: t.iqr_over_median)
-        assert f"too noisy to quote: {worst.name} varied by IQR/median {worst.iqr_over_median:.2f}" in lines[0]
+        assert f"too noisy to quote: {worst.name} varied by IQR/median {worst.spread_text()}" in lines[0]

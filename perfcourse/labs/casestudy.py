@@ -187,7 +187,7 @@ class ChangeLog:
         elif timing.noisy or self.best.timing.noisy:
             loud = timing if timing.noisy else self.best.timing
             kept, verdict = False, (f"not kept: too noisy to judge ({loud.name} varied by IQR/median "
-                                    f"{loud.iqr_over_median:.2f}, above {NOISY_IQR}); it stays out until a quiet run "
+                                    f"{loud.spread_text()}, above {NOISY_IQR}); it stays out until a quiet run "
                                     f"shows a gain")
         else:
             ratio = timing.p50 / self.best.timing.p50

@@ -126,5 +126,5 @@ def _noise_line(*timings):
     if not loud:
         return []
     worst = max(loud, key=lambda t: t.iqr_over_median)
-    return [f"noise           : too noisy to quote: {worst.name} varied by IQR/median {worst.iqr_over_median:.2f} "
+    return [f"noise           : too noisy to quote: {worst.name} varied by IQR/median {worst.spread_text()} "
             f"(above {NOISY_IQR}); rerun on a quiet machine before stating this efficiency"]

@@ -108,6 +108,22 @@ class Timing:
     def noisy(self):
         return self.iqr_over_median > NOISY_IQR
 
+    def spread_text(self):
+        """IQR/median as printed: two decimals, or as many as it takes to show it above the NOISY limit.
+
+        Examples
+        --------
+        >>> Timing.from_samples([0.9, 0.96, 1.0, 1.01, 1.1]).spread_text()
+        '0.05'
+        >>> Timing.from_samples([0.9, 0.95, 1.0, 1.0503, 1.1]).spread_text()    # 0.1003: noisy, and shown so
+        '0.1003'
+        """
+        value = self.iqr_over_median
+        text = f"{value:.2f}"
+        if value > NOISY_IQR and float(text) <= NOISY_IQR:
+            text = f"{value:.4f}"
+        return text
+
     def per_second(self, amount, q=50):
         """``amount`` (bytes, FLOPs, items...) divided by the q-th percentile time.
 
@@ -134,5 +150,5 @@ class Timing:
                 f"p99 {format_seconds(self.p99)}, mean {format_seconds(self.mean)} per call; "
                 f"{how}, {self.l2} L2, {self.backend} on {self.device}")
         if self.noisy:
-            text += f"; NOISY: IQR/median {self.iqr_over_median:.2f} > {NOISY_IQR}"
+            text += f"; NOISY: IQR/median {self.spread_text()} > {NOISY_IQR}"
         return text
