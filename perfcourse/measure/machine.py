@@ -22,7 +22,7 @@ from .._lang import _
 from . import backend as _backend
 from .ceilings import Ceilings, measure_ceilings
 from .samples import NOISY_IQR
-from .timing import time_scale
+from .timing import time_scale, until_steady
 
 __all__ = ["FILE", "FORMAT", "TRIES", "machine_ceilings", "origin", "path"]
 
@@ -91,8 +91,11 @@ def machine_ceilings(*, remeasure=False, progress=True, backend=None):
                 return Ceilings.from_dict(kept)
             except (TypeError, ValueError):
                 pass                       # a set from another format: measured again below
-    result = _steadiest(lambda cached: measure_ceilings(progress=progress, backend=b, cached=cached),
-                        cached=not remeasure)
+    # a set every lesson reads is worth a second try: a ceiling taken at a busy moment would make every later
+    # comparison against it wrong in the same direction (only the first try may reuse this process's own run)
+    tries = iter([not remeasure] + [False] * (TRIES - 1))
+    result = until_steady(lambda: measure_ceilings(progress=progress, backend=b, cached=next(tries)), tries=TRIES,
+                          spread=_spread)
     _MEASURED_HERE.add(result.date)
     _keep(key, result)
     return result
@@ -103,22 +106,6 @@ def _spread(ceilings):
     spreads = [ceilings.timing(name).iqr_over_median for name, t in ceilings.timings.items()
                if isinstance(t, dict) and t.get("samples")]
     return max(spreads, default=0.0)
-
-
-def _steadiest(measure, *, cached, tries=TRIES):
-    """Measure (``measure(cached)``) until no ceiling's timing is NOISY, ``tries`` times at most; the steadiest set.
-
-    A set every lesson reads is worth a second try: a ceiling taken at a busy moment would make every later
-    comparison against it wrong in the same direction.
-    """
-    best = None
-    for attempt in range(tries):
-        c = measure(cached and attempt == 0)
-        if best is None or _spread(c) < _spread(best):
-            best = c
-        if _spread(c) <= NOISY_IQR:
-            break
-    return best
 
 
 def origin(ceilings):

@@ -232,13 +232,14 @@ def _sample(call, b, batch, repeat, min_samples, flush, deadline):
     return samples
 
 
-def until_steady(take, *, tries=3):
+def until_steady(take, *, tries=3, spread=None):
     """Take a measurement again while it is too noisy to judge: the least noisy of at most ``tries``.
 
     ``take``: a function of no arguments that measures and returns a :class:`Timing` (usually a
-    lambda around :func:`measure`). It is called until a timing is not flagged NOISY, ``tries``
-    times at most; the timing with the smallest IQR/median is returned, so the caller still sees
-    the NOISY flag when every try was noisy and gives no verdict from it.
+    lambda around :func:`measure`). It is called until a result's spread is at most NOISY_IQR,
+    ``tries`` times at most; the result with the smallest spread is returned, so the caller still
+    sees the NOISY flag when every try was noisy and gives no verdict from it. ``spread``: how to
+    read a result's IQR/median (default: a Timing's own), for results that hold several timings.
 
     Examples
     --------
@@ -253,15 +254,18 @@ def until_steady(take, *, tries=3):
         raise TypeError(f"take must be a function that returns a Timing; got {type(take).__name__}")
     if isinstance(tries, bool) or not isinstance(tries, int) or tries < 1:
         raise ValueError(f"tries must be a whole number of at least 1; got {tries!r}")
+    if spread is None:
+        def spread(t):
+            if not isinstance(t, Timing):
+                raise TypeError(f"take must return a Timing; it returned {type(t).__name__}")
+            return t.iqr_over_median
     best = None
     for _ in range(tries):
-        t = take()
-        if not isinstance(t, Timing):
-            raise TypeError(f"take must return a Timing; it returned {type(t).__name__}")
-        if best is None or t.iqr_over_median < best.iqr_over_median:
-            best = t
-        if not t.noisy:
-            return t
+        result = take()
+        if best is None or spread(result) < spread(best):
+            best = result
+        if spread(result) <= NOISY_IQR:
+            return result
     return best
 
 
