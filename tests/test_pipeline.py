@@ -98,6 +98,25 @@ def test_predictions_follow_their_rules():
         casestudy.predict(p, 0.009, pipeline.NAIVE, ("sync", "each kernel"), lengths, d, **ceil)
 
 
+def test_a_prediction_splits_its_time_by_kind_and_changes_only_the_kinds_it_aims_at():
+    ceil = {"peak_flops": 1e11, "bandwidth": 1e10, "call_s": 1e-6}
+    lengths, d = [4] * 10, 8
+    p = _profile([("sync", "sync", 90, 0.0009), ("copy in", "copy", 10, 0.001), ("to float32", "cpu", 10, 0.001),
+                  ("matmul", "kernel", 10, 0.004)])
+    before = casestudy.bare_breakdown(p, 0.009)
+    padded = pipeline.Settings("once", "one", "padded batch")
+    for settings, change, changed in [(pipeline.NAIVE, ("sync", "once"), {"sync"}),
+                                      (pipeline.NAIVE, ("copies", "one"), {"copy", "cpu"}),
+                                      (pipeline.NAIVE, ("kernels", "padded batch"), {"kernel"}),
+                                      (padded, ("kernels", "packed batch"), {"kernel", "copy", "cpu"})]:
+        pred = casestudy.predict(p, 0.009, settings, change, lengths if change[1] != "packed batch" else [1, 1, 2],
+                                 d, **ceil)
+        assert sum(pred.parts.values()) == pytest.approx(pred.seconds)
+        moved = {k for k in before if abs(pred.parts[k] - before[k]) > 1e-12}
+        assert moved == changed, change          # "other" (the loop) is never part of what a change promises
+        assert pred.parts["other"] == pytest.approx(before["other"])
+
+
 def test_change_log_keeps_only_correct_faster_versions():
     log = casestudy.ChangeLog()
     t = lambda s: Timing.from_samples([s, s * 1.01, s * 0.99])  # noqa: E731

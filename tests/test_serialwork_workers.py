@@ -99,6 +99,15 @@ def test_sweep_builds_tables_and_checks_shared_inputs():
         workers.sweep("weak", 4096, 1, [1, 2], repeat=2, progress=False, inputs=(x, y))
 
 
+def test_a_sweep_reuses_a_one_worker_timing_taken_before_it():
+    first = pc.timing.Timing.from_samples([2e-3, 2.1e-3, 2.2e-3], name="one worker, timed before")
+    reused = workers.sweep("strong", 4096, 2, [1, 2], repeat=2, max_duration_s=0.5, progress=False, first=first)
+    assert reused.timings[0] is first and reused.table.seconds[0] == first.p50
+    assert reused.timings[1] is not first and len(reused.timings) == 2
+    with pytest.raises(TypeError, match="first must be a Timing"):
+        workers.sweep("strong", 4096, 2, [1, 2], progress=False, first=2e-3)
+
+
 def test_overheads_are_small_next_to_real_work():
     counts = [1, 2]
     o = workers.overheads(counts, repeat=3, max_duration_s=0.3)

@@ -81,6 +81,8 @@ def test_a_bound_verdict_reads_the_share_of_the_ceiling_it_reached(fraction):
     text = explain.bound_verdict(1e-3, [("memory", fraction * 20e9 * 1e-3, 20e9, "B/s")])
     if fraction > explain.BOUND_SLACK:
         assert "above the memory ceiling" in text and "bounds nothing" in text
+    elif fraction >= 1.005:
+        assert f"at the memory ceiling ({fraction:.0%} of it: a few percent over" in text and "bounds it" in text
     elif fraction >= explain.BOUND_SHARE:
         assert "nearest to the memory ceiling, so that is what bounds it" in text
     else:
@@ -163,3 +165,26 @@ def test_a_scaling_claim_on_a_noisy_step_says_it_is_not_to_be_quoted(spread_a, s
     if lines:
         worst = max((t for t in (a, b) if t.noisy), key=lambda t: t.iqr_over_median)
         assert f"too noisy to quote: {worst.name} varied by IQR/median {worst.spread_text()}" in lines[0]
+
+
+kinds = st.dictionaries(st.sampled_from(["cpu", "copy", "kernel", "sync", "other"]),
+                        st.floats(min_value=0.0, max_value=5e-3), min_size=1)
+
+
+@given(kinds, kinds)
+def test_a_missed_prediction_names_the_kinds_that_differ_most(predicted, measured):
+    p, m = sum(predicted.values()), sum(measured.values())
+    if p <= 0 or m <= 0:
+        with pytest.raises(ValueError, match="add up to more than 0"):
+            explain.miss_verdict(predicted, measured)
+        return
+    text = explain.miss_verdict(predicted, measured)
+    if 1 / CLOSE_RATIO <= p / m <= CLOSE_RATIO:
+        assert text.endswith(f"close (within {CLOSE_RATIO:g}x).") and "went wrong" not in text
+        return
+    assert (f"{p / m:.3g}x too high" if p > m else f"{m / p:.3g}x too low") in text
+    gap = {k: abs(measured.get(k, 0.0) - predicted.get(k, 0.0)) for k in set(predicted) | set(measured)}
+    named = re.findall(r"(?:: |; )(cpu|copy|kernel|sync|other) predicted", text)
+    assert named and gap[named[0]] == max(gap.values())
+    assert sum(gap[k] for k in named) >= 0.8 * sum(gap.values()) - 1e-15
+    assert all(gap[k] >= gap[j] for k in named for j in gap if j not in named)

@@ -31,6 +31,7 @@ class Prediction:
 
     seconds: float
     reason: str
+    parts: dict | None = None   # the predicted time split by kind (cpu, copy, kernel, sync, other), adding up to it
 
     def __str__(self):
         return f"predicted {format_seconds(self.seconds)}: {self.reason}"
@@ -39,6 +40,23 @@ class Prediction:
 def _span_sum(profile, names):
     spans = [profile.spans[n] for n in names if n in profile.spans]
     return sum(s.host_s for s in spans), sum(s.count for s in spans)
+
+
+def _parts(base, total, **minus):
+    """``base`` (seconds per kind) less ``minus`` per kind, none below 0, scaled to add up to ``total``."""
+    parts = {kind: max(0.0, seconds - minus.get(kind, 0.0)) for kind, seconds in base.items()}
+    whole = sum(parts.values())
+    return {kind: seconds * total / whole for kind, seconds in parts.items()} if whole > 0 else parts
+
+
+def _by_kind(profile, names, scale, share=1.0):
+    """Seconds per kind of the spans ``names`` (scaled), times ``share``."""
+    out = {}
+    for n in names:
+        if n in profile.spans:
+            s = profile.spans[n]
+            out[s.kind] = out.get(s.kind, 0.0) + scale * s.host_s * share
+    return out
 
 
 def _kernel_time(profile):
@@ -90,19 +108,25 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     call_s = real("call_s", call_s, low=0)
     lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
     scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0   # span times without the profiler's cost
+    base = bare_breakdown(profile, bare_s)
     if name == "sync":
         host, count = _span_sum(profile, ["sync"])
         saved = scale * host * (1 - 1 / max(count, 1))
         floor = profile.by_kind("device")["kernel"] if profile.backend == "cupy" else 0.0
-        return Prediction(max(bare_s - saved, floor, call_s),
-                          f"drops {count - 1} of {count} syncs, which took {format_seconds(saved)} of the bare run")
+        total = max(bare_s - saved, floor, call_s)
+        return Prediction(total, f"drops {count - 1} of {count} syncs, which took {format_seconds(saved)} of the bare "
+                                 f"run", _parts(base, total, sync=saved))
     if name == "copies":
-        host, count = _span_sum(profile, ["copy in", "copy out", "to float32", "stack"])
+        names = ["copy in", "copy out", "to float32", "stack"]
+        host, count = _span_sum(profile, names)
         moved = copy_bytes(lengths, d)
         new = 3 * call_s + moved / bandwidth
-        return Prediction(max(bare_s - scale * host + new, new),
-                          f"{count} conversions and copies ({format_seconds(scale * host)}) become "
-                          f"3 calls and {moved / 1e6:.3g} MB at {bandwidth / 1e9:.3g} GB/s")
+        total = max(bare_s - scale * host + new, new)
+        minus = _by_kind(profile, names, scale)
+        minus["copy"] = minus.get("copy", 0.0) - new
+        return Prediction(total, f"{count} conversions and copies ({format_seconds(scale * host)}) become "
+                                 f"3 calls and {moved / 1e6:.3g} MB at {bandwidth / 1e9:.3g} GB/s",
+                          _parts(base, total, **minus))
     rows = padded_rows(lengths) if value == "padded batch" else int(lengths.sum())
     now = scale * _kernel_time(profile)
     if settings.kernels == "per request":
@@ -113,12 +137,16 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
         share = rows / padded_rows(lengths)
         new = now * share
         buffer_s = scale * _span_sum(profile, ["to float32", "copy in"])[0]
-        return Prediction(max(bare_s - (now - new) - buffer_s * (1 - share), new),
-                          f"kernels {format_seconds(now)} become {format_seconds(new)} and the padded buffer's build "
-                          f"and copy {format_seconds(buffer_s)} become {format_seconds(buffer_s * share)}: both "
-                          f"scaled by real rows / padded rows = {rows}/{padded_rows(lengths)}")
-    return Prediction(max(bare_s - now + new, new),
-                      f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}")
+        total = max(bare_s - (now - new) - buffer_s * (1 - share), new)
+        minus = _by_kind(profile, ["to float32", "copy in"], scale, 1 - share)
+        minus["kernel"] = minus.get("kernel", 0.0) + now - new
+        why = (f"kernels {format_seconds(now)} become {format_seconds(new)} and the padded buffer's build and copy "
+               f"{format_seconds(buffer_s)} become {format_seconds(buffer_s * share)}: both scaled by real rows / "
+               f"padded rows = {rows}/{padded_rows(lengths)}")
+        return Prediction(total, why, _parts(base, total, **minus))
+    total = max(bare_s - now + new, new)
+    return Prediction(total, f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}",
+                      _parts(base, total, kernel=now - new))
 
 
 def bare_breakdown(profile, bare_s):

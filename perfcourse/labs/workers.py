@@ -81,12 +81,15 @@ class Sweep:
 
 
 def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=1.0, progress=True, seed=0,
-          inputs=None):
+          inputs=None, first=None):
     """Time the grid-stride kernel on each worker count; return a :class:`Sweep` (p50 per point).
 
     ``kind`` is ``"strong"`` (``n`` elements in total) or ``"weak"`` (``n`` per worker). The
     inputs are made once at the largest size and the smaller runs use their first elements;
     pass ``inputs=(x, y)`` (from ``grid_stride.make_inputs``) to share one pair between sweeps.
+    ``first``, a :class:`~perfcourse.measure.timing.Timing` of the first worker count's run
+    measured earlier, is used instead of timing that run again, so that one configuration has
+    one number wherever it is shown.
     """
     from tqdm.auto import tqdm
 
@@ -101,9 +104,11 @@ def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=
             raise ValueError(f"inputs must be two arrays of one dtype with at least {max(lengths):,} elements; "
                              f"got {x.size:,} and {y.size:,} ({x.dtype}, {y.dtype})")
         dtype = str(x.dtype)
-    timings = []
-    for w, length in tqdm(list(zip(counts, lengths, strict=True)), desc=f"{kind} scaling", disable=not progress,
-                          leave=False):
+    if first is not None and not isinstance(first, timing.Timing):
+        raise TypeError(f"first must be a Timing of the first worker count's run, or None; got {type(first).__name__}")
+    timings = [] if first is None else [first]
+    todo = list(zip(counts, lengths, strict=True))[len(timings):]
+    for w, length in tqdm(todo, desc=f"{kind} scaling", disable=not progress, leave=False):
         timings.append(timing.measure(grid_stride.run, x[:length], y[:length], a, b, steps,
                                       kwargs={"blocks": w}, repeat=repeat, max_duration_s=max_duration_s,
                                       name=f"grid_stride n={length} steps={steps} workers={w}"))

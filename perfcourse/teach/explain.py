@@ -13,10 +13,11 @@ from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, _scalar, _time, is_close, nearest_bound
 from ..units import format_bytes, si
 from ..units import format_seconds as _fmt_s  # short: it sits inside long sentences
+from .misses import miss_verdict
 from .verdicts import time_against_model
 
 __all__ = ["read_verdict", "nearest_bound", "bound_verdict", "karp_flatt_verdict", "call_count_verdict",
-           "scaling_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK", "BOUND_SLACK"]
+           "scaling_verdict", "miss_verdict", "BOUND_SHARE", "AGREE_ABS", "SUPERLINEAR_SLACK", "BOUND_SLACK"]
 
 # A ceiling bounds a time when the call reached at least half of it: below that, something the ceilings do
 # not measure (fixed costs, dependencies, shared cores) set more of the time than the ceiling did.
@@ -129,6 +130,9 @@ bounds it here.
     if fraction > BOUND_SLACK:      # past a measured ceiling: the ceiling was measured low, it bounds nothing
         reading = _("above the {name} ceiling ({fraction:.0%} of it), so that ceiling was measured too low for this "
                     "run and bounds nothing here; measure it again beside the run")
+    elif fraction >= 1.005:         # past the ceiling (as printed) by less than the two measurements' run-to-run spread
+        reading = _("at the {name} ceiling ({fraction:.0%} of it: a few percent over is within what the same run "
+                    "varies from one timing to the next), so that is what bounds it here")
     elif fraction >= BOUND_SHARE:
         reading = _("nearest to the {name} ceiling, so that is what bounds it here")
     else:

@@ -1,7 +1,16 @@
 """The lecture's own self-test questions and its four worked calculations."""
 
+import numpy as np
+
 from ...models import laws
 from ..question import Question
+
+
+def _fastest_count(work_s, per_device_s, most=1000):
+    """The device count N that minimises work_s / N + per_device_s x N."""
+    n = np.arange(1, most + 1)
+    return int(n[np.argmin(work_s / n + per_device_s * n)])
+
 
 QUESTIONS = [
     Question("lecture-amdahl-1pct", 3,
@@ -9,15 +18,13 @@ QUESTIONS = [
              "With s = 0.01 the speedup can never pass 1/s = 100, however many workers.",
              reference=lambda: laws.amdahl_limit(0.01), unit="x"),
     Question("lecture-strong-scaling-worse", 4,
-             "Why does strong scaling eventually get worse as devices are added?",
-             "Under strong scaling each device's useful work shrinks as 1/N while communication, "
-             "synchronisation, launches and serial overhead do not shrink with it.",
-             choices=("The devices run hotter and throttle their clocks",
-                      "Useful work per device shrinks while communication, sync, launch and serial "
-                      "overheads do not shrink in proportion",
-                      "The total amount of work grows with the number of devices",
-                      "Amdahl's law stops applying beyond 8 devices"),
-             correct="b"),
+             "A fixed job holds 4 ms of work that shares out perfectly over N devices, and every device added "
+             "costs 5 µs more of synchronisation per run, which does not shrink: t(N) = 4 ms / N + 5 µs x N. "
+             "On how many devices does the job finish fastest?",
+             "t(N) is smallest where the shrinking work and the growing fixed cost balance, N = sqrt(4 ms / "
+             "5 µs) = 28.3: 28 devices take 283 µs, 27 and 29 a little more. Past that, each device added makes "
+             "the job slower: that is why strong scaling eventually gets worse.",
+             reference=lambda: float(_fastest_count(4e-3, 5e-6)), rtol=0, unit="devices"),
     Question("lecture-throughput-vs-p99", 6,
              "Throughput went up after increasing the batch size and the load. Why can p99 latency get worse?",
              "Bigger batches and higher load add waiting time, and near capacity queueing delay grows "

@@ -17,21 +17,22 @@ QUESTIONS = [
              "matters.",
              reference=lambda: laws.brent_bound(1_000_000, 20, 100), unit="steps"),
     Question("l02-scan-work", 2,
-             "The recurrence x[t+1] = a x[t] + b over 16 steps is rewritten as a Hillis-Steele scan (4 rounds "
-             "of combining affine maps, then one round applying them to x0). How many operations is that?",
-             "15 + 14 + 12 + 8 combines plus 16 applications = 65 operations, against 16 for the loop: the scan "
-             "buys a span of 5 instead of 16 with about four times the work.",
-             reference=lambda: dag.scan_recurrence(16).work, rtol=0, unit="operations"),
+             "The recurrence x[t+1] = a x[t] + b over 1024 steps is rewritten as a Hillis-Steele scan (10 rounds "
+             "of combining affine maps, then one round applying them to x0). On 8 workers, at most how many "
+             "steps does the scan take by Brent's bound?",
+             "Round k combines 1024 - 2^k pairs: 10 x 1024 - 1023 = 9217 combines, plus 1024 applications, "
+             "T1 = 10241 with span 11. Brent: 10241 / 8 + 11 = 1291 steps, more than the loop's 1024 on one "
+             "worker: the scan pays for its short span with ten times the work, and 8 workers do not cover that.",
+             reference=lambda: laws.brent_bound(dag.scan_recurrence(1024).work, dag.scan_recurrence(1024).span, 8),
+             unit="steps"),
     Question("l02-more-threads", 2,
-             "A loop computes x[t+1] = a x[t] + b for a million steps. What do 1000 threads do for it, "
-             "as written?",
-             "Every step needs the previous one, so the span is the whole loop; extra threads wait. Only a "
-             "reformulation (a scan over the affine maps) shortens the span, at the price of more work.",
-             choices=("Make it about 1000 times faster",
-                      "Nothing as written: each step waits for the one before; a scan reformulation is needed",
-                      "Make it about log2(1000) = 10 times faster",
-                      "Make it slower only because of cache misses"),
-             correct="b"),
+             "A loop computes x[t+1] = a x[t] + b for 1,500,000 steps; one step takes 1.4 ns. Written as that "
+             "loop and run on 1000 threads, what is the least time the work-span law allows, in ms?",
+             "Every step needs the one before, so the span is the whole loop: T_inf = 1.5 x 10^6 steps x 1.4 ns "
+             "= 2.1 ms, and T_P >= max(T1 / P, T_inf) = max(2.1 µs, 2.1 ms) = 2.1 ms. The threads change nothing; "
+             "only a reformulation (a scan over the affine maps) shortens the span, at the price of more work.",
+             reference=lambda: 1e3 * 1.4e-9 * max(1_500_000 / 1000, dag.serial_recurrence(1_500_000).span),
+             unit="ms"),
     Question("l02-gpu-work", 2,
              "Which of these will a GPU speed up most over one CPU core?",
              "A GPU runs tens of thousands of threads at once; it helps only when that many independent "

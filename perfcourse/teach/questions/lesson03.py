@@ -29,12 +29,10 @@ QUESTIONS = [
              "e = (1/3.2 - 1/4) / (1 - 1/4) = 0.083: as if 8.3% of the work were serial.",
              reference=lambda: laws.karp_flatt(3.2, 4)),
     Question("l03-hidden-serial", 3,
-             "A model moves to a GPU. Which of these does NOT add to the new serial fraction?",
-             "A matrix multiply spread over all the GPU's cores is the parallel part; the other three run on "
-             "one host thread or one step at a time.",
-             choices=("Tokenizing the input in a Python loop on the host",
-                      "Launching hundreds of tiny kernels one after another",
-                      "A decode loop that produces one token per step, each step waiting for the last",
-                      "A large matrix multiply spread over every streaming multiprocessor"),
-             correct="d"),
+             "A decode step takes 2.0 ms: 0.2 ms of host-side Python (sampling, bookkeeping) that runs one step "
+             "at a time, and 1.8 ms of kernels. Moved to a GPU that runs those kernels 4 times faster, how many "
+             "times faster is the step?",
+             "Only the kernels speed up: 0.2 + 1.8 / 4 = 0.65 ms, so 2.0 / 0.65 = 3.08x. The host-side part is "
+             "the step's serial fraction (s = 0.1), and it caps the gain at 10x however fast the GPU gets.",
+             reference=lambda: laws.amdahl_speedup(0.1, 4), unit="x"),
 ]

@@ -23,17 +23,11 @@ QUESTIONS = [
                       "Roofline scaling"),
              correct="b"),
     Question("l04-memory-bound-threads", 4,
-             "On a quiet machine where one streaming thread (a few bytes read per FLOP) already draws most of the "
-             "memory bandwidth, a second thread makes that kernel little faster, while a kernel doing many FLOPs "
-             "per byte can come close to 2x. What explains the difference?",
-             "Both cores share one memory system; once it delivers all the bytes per second it can, more "
-             "threads only wait longer for bytes. Arithmetic units are per core, so compute-bound work can "
-             "scale with the cores. On a busy machine, or with calls too short to hand the interpreter lock "
-             "over cheaply, neither kernel may scale: a measurement tells you which case you are in.",
-             choices=("The operating system runs only one thread of a streaming kernel at a time",
-                      "The threads share the memory bandwidth, which one streaming thread nearly uses up, "
-                      "while arithmetic units are per core",
-                      "Streaming kernels have a larger serial fraction in their Python code",
-                      "A second thread halves the clock frequency of both cores"),
-             correct="b"),
+             "On a quiet machine, one thread of a streaming kernel (a few bytes per FLOP) draws 12 GB/s of "
+             "memory bandwidth, and the machine's copy bandwidth is 20 GB/s. At most what speedup can 4 threads "
+             "give that kernel?",
+             "The threads share one memory system: 20 GB/s feeds 20 / 12 = 1.67 threads' worth of this kernel, "
+             "so 4 threads give at most 1.67x, however many cores there are. A kernel bound by arithmetic units, "
+             "which every core brings, could approach 4x.",
+             reference=lambda: min(4.0, 20 / 12), unit="x"),
 ]

@@ -45,14 +45,13 @@ QUESTIONS = [
                       "Kernel launch latency, whatever the size", "The PCIe link to the host"),
              correct="a"),
     Question("l05-utilization", 5,
-             "nvidia-smi reports 100% GPU utilization for your service. What does that establish?",
-             "NVML's utilization is the share of time at least one kernel was running. One block spinning on one "
-             "SM reads 100% too: it says busy, not useful, efficient or fast enough for users.",
-             choices=("Every SM is doing useful arithmetic at its peak rate",
-                      "A kernel was running during most of the sampling window, and nothing more",
-                      "The kernel is compute-bound rather than memory-bound",
-                      "Latency targets are met, since the device is never idle"),
-             correct="b"),
+             "nvidia-smi reports 100% GPU utilization while a kernel runs a single block on 1 of the GPU's 132 "
+             "SMs for the whole sampling window. At most what fraction of the GPU's arithmetic peak can that "
+             "kernel reach?",
+             "NVML's utilization is the share of time at least one kernel was running, so it reads 100% here; "
+             "the work ran on 1 SM of 132, which can reach at most 1 / 132 = 0.0076 of the peak. Utilization "
+             "says busy, not useful, efficient or fast enough.",
+             reference=lambda: 1 / 132, rtol=0.02),
     Question("l05-strided-useful", 5,
              "A float32 kernel reads global memory with a stride of 32 elements; the GPU moves memory in 32-byte "
              "sectors. What fraction of the bytes fetched for these reads does the kernel use?",

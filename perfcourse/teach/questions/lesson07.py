@@ -3,6 +3,14 @@
 from ...models import allreduce, laws
 from ..question import Question
 
+
+def _alpha_beta_crossover():
+    """The message size where the alpha-beta fit to (8 B, 20 µs) and (4 MB, 1.02 ms) has equal terms."""
+    beta = (1.02e-3 - 20e-6) / (4_000_000 - 8)
+    alpha = 20e-6 - 8 * beta
+    return alpha / beta
+
+
 QUESTIONS = [
     Question("l07-efficiency-8gpu", 7,
              "A training job runs 7 times faster on 8 GPUs than on 1. What is its parallel efficiency "
@@ -23,24 +31,22 @@ QUESTIONS = [
              "not shrink when the per-GPU work does.",
              reference=lambda: laws.efficiency(laws.speedup(0.040, 0.040 / 8 + 0.002), 8)),
     Question("l07-faked-efficiency", 7,
-             "A team reports 97% scaling efficiency on 64 GPUs. Between their 1-GPU and 64-GPU runs they "
-             "raised the per-GPU batch 4x and added gradient accumulation over 8 micro-batches. What is wrong "
-             "with the claim?",
-             "The workload changed: a much larger global batch sends one all-reduce per 32x more samples and "
-             "changes the optimisation itself (learning rate, steps to reach the target quality), so the "
-             "number mixes a different recipe into 'efficiency'.",
-             choices=("Nothing: efficiency is measured in samples per second, whatever the batch",
-                      "The workload changed: communication is amortised over far more samples and the "
-                      "numerical recipe (global batch, learning rate, steps to quality) is different",
-                      "Efficiency can never exceed 90% on more than 8 GPUs",
-                      "Gradient accumulation makes the all-reduce slower, so the real figure is higher"),
-             correct="b"),
+             "A team reports 97% efficiency on 64 GPUs. Their 1-GPU step: one micro-batch of 32 in 100 ms. "
+             "On 64 GPUs they use micro-batches 4x larger and accumulate 8 of them per step, so the 100 ms "
+             "all-reduce runs once per 8 x 400 ms of compute. Run with the 1-GPU recipe instead (one micro-batch "
+             "of 32, 100 ms of compute, then the 100 ms all-reduce), what efficiency do the 64 GPUs reach (as a "
+             "fraction)?",
+             "Same recipe: each GPU does the 1-GPU step's 100 ms of compute, then waits 100 ms for the all-reduce, "
+             "so efficiency = 100 / 200 = 0.5. The 97% came from amortising one all-reduce over 32 times the "
+             "samples, a different workload and a different optimisation (global batch, learning rate, steps "
+             "to quality).",
+             reference=lambda: 0.100 / (0.100 + 0.100)),
     Question("l07-alpha-beta", 7,
-             "All-reduce times on 2 ranks grow from 20 µs for tiny messages to 1 ms for 4 MB. Which term of "
-             "the alpha-beta model sets the time of the tiny messages?",
-             "For a few bytes the m x beta term is negligible: what remains is the fixed per-message "
-             "latency alpha (here about 10 µs per step, two steps on two ranks).",
-             choices=("beta, the time per byte", "alpha, the fixed latency per message",
-                      "Neither: tiny messages are free", "The number of ranks only"),
-             correct="b"),
+             "All-reduce times on 2 ranks: 20 µs for an 8-byte message, 1.02 ms for 4,000,000 bytes. Fit t = "
+             "alpha + m x beta to these two points. At what message size, in bytes, do the two terms take equal "
+             "time?",
+             "beta = (1.02 ms - 20 µs) / (4,000,000 - 8) B = 0.25 ns per byte and alpha = 20 µs (the 8 bytes add "
+             "2 ns): m = alpha / beta = 80,000 bytes. Below that the fixed latency dominates, so batching small "
+             "messages pays; above it the bandwidth term does.",
+             reference=_alpha_beta_crossover, rtol=0.02, unit="bytes"),
 ]
