@@ -27,6 +27,7 @@ ALIASES = {
     "allreduce": "models.allreduce", "dag": "models.dag", "launches": "models.launches",
     "latency": "models.latency", "counts": "models.counts", "datasheets": "models.datasheets",
     "fusion": "models.fusion", "occupancy": "models.occupancy", "published": "models.published",
+    "transformer": "models.transformer",
     "verdicts": "teach.verdicts",
     "explain": "teach.explain",
     # queueing
@@ -41,7 +42,7 @@ ALIASES = {
     # labs
     "batches": "labs.batches", "serialwork": "labs.serialwork", "workers": "labs.workers",
     "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun", "mpiresults": "labs.mpiresults",
-    "localranks": "labs.localranks", "pipeline": "labs.pipeline", "casestudy": "labs.casestudy",
+    "localranks": "labs.localranks", "pipeline": "labs.pipeline", "casestudy": "labs.casestudy", "llm": "labs.llm",
     # viz and teach
     "viz": "viz", "widgets": "teach.widgets", "selftest": "teach.selftest", "quiz": "teach.quiz",
     "practice": "teach.practice", "glossary": "teach.glossary", "lessons": "teach.lessons",
