@@ -179,6 +179,14 @@ class Model:
         """Empty some slots (all by default) so that new sequences can use them."""
         self.lengths[np.arange(self.n_slots) if slots is None else self._slots(slots, len(slots))] = 0
 
+    def move(self, src, dst):
+        """Move the sequence in slot ``src`` into slot ``dst`` (overwritten), so running slots can stay in one run."""
+        src, dst = (int(v) for v in self._slots([src, dst], 2))
+        n = int(self.lengths[src])
+        for cache in (self.k_cache, self.v_cache):
+            cache[:, dst, :, :n] = cache[:, src, :, :n]
+        self.lengths[dst], self.lengths[src] = n, 0
+
     def forward(self, tokens):
         """Logits ``[b, t, vocab]`` of every position of ``tokens [b, t]``, recomputed without the cache."""
         tokens = self._tokens(tokens, 2)

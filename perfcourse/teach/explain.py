@@ -61,9 +61,10 @@ so it streams from memory on every call.
     >>> print(read_verdict(8.0e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
     ...                    cache_bytes=32 * 2**20, reused=True))
     W (64 MiB) was read in 8 ms, 2.78x slower than the model: 8.39 GB/s, 0.36x the copy bandwidth \
-(23.3 GB/s). Something other than the bytes set the time: the routine kept fewer reads in flight than a \
-copy does, or other programs shared the memory bus and the cores during the run. The 32 MiB last-level \
-cache could keep at most 50% of W between calls, and that did not make up for it.
+(23.3 GB/s). Something other than the bytes set the time: either the routine kept fewer reads in flight \
+than a copy does (then a rerun on a quiet machine takes as long), or other programs shared the memory bus and \
+the cores during this run (then it does not). The 32 MiB last-level cache could keep at most 50% of W between \
+calls, and that did not make up for it.
     """
     m, p = _time("measured_s", measured_s), _time("model_s", model_s)
     nbytes = real("nbytes", nbytes, low=0, low_open=True)
@@ -99,8 +100,9 @@ cache could keep at most 50% of W between calls, and that did not make up for it
         return (text + _(" A pure read is cheaper than the copy the model borrowed its bandwidth from: the copy is "
                          "credited with 2 bytes per element, yet every line it writes is first read in as well.")
                 ).format(**v)
-    text += _(" Something other than the bytes set the time: the routine kept fewer reads in flight than a copy "
-              "does, or other programs shared the memory bus and the cores during the run.")
+    text += _(" Something other than the bytes set the time: either the routine kept fewer reads in flight than a "
+              "copy does (then a rerun on a quiet machine takes as long), or other programs shared the memory bus and "
+              "the cores during this run (then it does not).")
     if reused and cache_bytes is not None and nbytes > cache_bytes:
         text += _(" The {cache} last-level cache could keep at most {share:.0%} of {what} between calls, and "
                   "that did not make up for it.")
