@@ -124,37 +124,47 @@ def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_bat
     step = svc(np.arange(cap + 1)).tolist()  # step[tokens]: seconds, looked up rather than recomputed
     rec, log = _run(a.tolist(), prompt.tolist(), out.tolist(), step, m, budget)
     start, first, finish, batch, size = (np.array(x) for x in rec)
-    steps = StepLog(*(np.array(x, dtype=np.int64 if k == 3 else np.float64) for k, x in enumerate(log)))
+    cols = np.fromiter(log, np.float64, len(log)).reshape(-1, 4).T  # gaps: whole numbers < 2**53, exact
+    steps = StepLog(cols[0].copy(), cols[1].copy(), cols[2].copy(), cols[3].astype(np.int64))
     return Trace(a, start, finish, batch, size, "continuous", first_token=first, output_tokens=out, steps=steps)
 
 
-def _retire(heap, steps_done, clock, finish):
-    while heap and heap[0][0] < steps_done:
-        finish[heappop(heap)[1]] = clock
-    return len(heap)
-
-
 def _run(a, prompt, out, step, m, budget):
+    # Once per event, tens of thousands of times: the loop is kept lean. Finished sequences are
+    # retired in place, heap functions are local names, an infinite arrival after the last one
+    # ends the join loop without an index check, and the step log is one flat list that takes
+    # one extend per run of identical steps.
     n = len(a)
+    a = a + [math.inf]  # a sentinel: no request "arrives" after the last one
     start, first, finish, batch, size = [0.0] * n, [0.0] * n, [0.0] * n, [0] * n, [0] * n
-    log = ([], [], [], [])  # per run of identical steps: start, end, seconds per step, token gaps it made
+    log = []  # per run of identical steps: start, end, seconds per step, token gaps it made
+    put, push, pop, ceil = log.extend, heappush, heappop, math.ceil
     running, busy = [], 0  # heap of (index of the step that yields the last token, request); its length
     clock, steps, i = 0.0, 0, 0
-    while i < n or busy:
+    while busy or i < n:
         if not busy and a[i] > clock:
             clock = a[i]  # idle until the next arrival
-        tokens, joined = busy, i
-        while i < n and a[i] <= clock and busy + (i - joined) < m and tokens + prompt[i] <= budget:
+        tokens, joined, last = busy, i, i + m - busy
+        while a[i] <= clock and i < last and tokens + prompt[i] <= budget:
             tokens += prompt[i]
             i += 1
         dt = step[tokens]  # one step: prefill of those joining, one decode token for the others
-        _log(log, clock, clock + dt, dt, busy)  # each sequence already running waits dt for its next token
-        busy += i - joined
-        for r in range(joined, i):
-            start[r], first[r], batch[r], size[r] = clock, clock + dt, steps, busy
-            heappush(running, (steps + out[r] - 1, r))
-        clock, steps = clock + dt, steps + 1
-        busy = _retire(running, steps, clock, finish)
+        t1 = clock + dt
+        if busy:
+            put((clock, t1, dt, busy))  # each sequence already running waits dt for its next token
+        if i != joined:
+            busy += i - joined
+            for r in range(joined, i):
+                start[r] = clock
+                first[r] = t1
+                batch[r] = steps
+                size[r] = busy
+                push(running, (steps + out[r] - 1, r))
+        clock = t1
+        steps += 1
+        while running and running[0][0] < steps:
+            finish[pop(running)[1]] = clock
+            busy -= 1
         if not busy:
             continue
         k = running[0][0] - steps + 1  # identical decode steps until the next sequence finishes
@@ -162,14 +172,14 @@ def _run(a, prompt, out, step, m, budget):
         if i < n and busy < m and busy + prompt[i] <= budget:
             if a[i] <= clock:
                 continue  # the next request can join right now
-            k = min(k, math.ceil((a[i] - clock) / dt))
-        _log(log, clock, clock + k * dt, dt, k * busy)
-        clock, steps = clock + k * dt, steps + k
-        busy = _retire(running, steps, clock, finish)
+            j = ceil((a[i] - clock) / dt)  # or until it arrives
+            if j < k:
+                k = j
+        t1 = clock + k * dt
+        put((clock, t1, dt, k * busy))
+        clock = t1
+        steps += k
+        while running and running[0][0] < steps:
+            finish[pop(running)[1]] = clock
+            busy -= 1
     return (start, first, finish, batch, size), log
-
-
-def _log(log, t0, t1, dt, gaps):
-    if gaps:
-        for column, value in zip(log, (t0, t1, dt, gaps), strict=True):
-            column.append(value)

@@ -1,11 +1,12 @@
-"""A discrete-event simulator of one server with a batching policy.
+"""A discrete-event simulator of one server with a batching policy, or of FCFS servers sharing a queue.
 
 Give it an arrival process (a :class:`~perfcourse.queueing.servicetime.Poisson` process or measured
 arrival times), a service time that depends on the batch size (see :mod:`perfcourse.queueing.servicetime`:
 ``affine``, a ``table`` of measured latencies, ``exponential``, or any function of the batch
 size) and a policy:
 
-- ``"fcfs"``: one request at a time, first come first served;
+- ``"fcfs"``: one request at a time, first come first served; ``servers=c`` servers may share
+  the one queue (M/M/c with exponential service times);
 - ``"static"``: wait until exactly ``batch_size`` requests are queued, then serve them;
 - ``"dynamic"``: serve up to ``max_batch`` requests, waiting at most ``max_wait`` seconds
   for the batch to fill once the server is free;
@@ -18,12 +19,16 @@ The FCFS queue looks serial (each request waits for the one before) but it is a 
 Lindley's recursion ``w[n+1] = max(0, w[n] + s[n] - (a[n+1] - a[n]))`` is the same as
 ``start[n] = max(a[n], start[n-1] + s[n-1])``; subtract the prefix sum ``S[n]`` of the
 service times and it becomes a running maximum, ``start - S = maximum.accumulate(a - S)``:
-one vectorised pass, like the prefix sums of lesson 02.
+one vectorised pass, like the prefix sums of lesson 02. With ``c`` servers behind one queue
+the next start is the earliest of ``c`` finish times, no longer a running maximum: a heap of
+the servers' free times, one step per request (:func:`shared_queue_starts`).
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
+from heapq import heapreplace
 
 import numpy as np
 
@@ -31,8 +36,8 @@ from .._check import choice, positive_int, real
 from .servicetime import Poisson, affine, arrival_times, as_service, exponential, rng_from
 from .simtrace import Trace
 
-__all__ = ["lindley_starts", "fcfs", "static_batch", "dynamic_batch", "simulate", "sweep", "POLICIES",
-           "Poisson", "affine", "exponential"]
+__all__ = ["lindley_starts", "shared_queue_starts", "fcfs", "static_batch", "dynamic_batch", "simulate", "sweep",
+           "POLICIES", "Poisson", "affine", "exponential"]
 
 POLICIES = ("fcfs", "static", "dynamic", "continuous")
 
@@ -58,6 +63,37 @@ def lindley_starts(ready, service_times):
     return np.maximum(start, ready)  # the subtraction may round a no-wait start one ulp early
 
 
+def shared_queue_starts(ready, service_times, servers):
+    """Start times of jobs taken in the order given by the first of ``servers`` servers to free up.
+
+    Job ``k`` starts at ``max(ready[k], earliest free time of a server)`` and keeps that
+    server busy for ``service_times[k]``: a first-come-first-served queue in front of
+    ``servers`` identical servers when ``ready`` is in arrival order. One server gives
+    :func:`lindley_starts`, step by step instead of as a scan.
+
+    Examples
+    --------
+    >>> shared_queue_starts(np.array([0.0, 0.0, 0.0, 0.5]), np.array([1.0, 2.0, 3.0, 1.0]), 2).tolist()
+    [0.0, 0.0, 1.0, 2.0]
+    """
+    ready = real("ready", np.asarray(ready))
+    service_times = real("service_times", np.asarray(service_times), low=0)
+    c = positive_int("servers", servers)
+    if ready.ndim != 1 or ready.shape != service_times.shape or ready.size == 0:
+        raise ValueError(f"ready and service_times must be non-empty 1-D arrays of one shape; "
+                         f"got {ready.shape} and {service_times.shape}")
+    free = [-math.inf] * c  # a heap: when each server is next free
+    start = []
+    put = start.append
+    for r, s in zip(ready.tolist(), service_times.tolist(), strict=True):
+        t = free[0]
+        if r > t:
+            t = r
+        put(t)
+        heapreplace(free, t + s)
+    return np.array(start)
+
+
 def _per_request_times(service, a, rng):
     if isinstance(service, (np.ndarray, list, tuple)):
         s = real("service", np.asarray(service), low=0)
@@ -68,21 +104,26 @@ def _per_request_times(service, a, rng):
     return as_service(service).sample(np.ones(a.size, dtype=np.int64), rng)
 
 
-def fcfs(arrivals, service, *, seed=None):
-    """One server, one request at a time, first come first served.
+def fcfs(arrivals, service, *, servers=1, seed=None):
+    """One request at a time per server, first come first served; ``servers`` servers share the queue.
 
-    ``service`` may also be an array of per-request service times (seconds).
+    ``service`` may also be an array of per-request service times (seconds). With several
+    servers each request, in arrival order, goes to the server that frees up first: Poisson
+    arrivals and ``exponential`` service make M/M/c (:func:`~perfcourse.queueing.formulas.mmc`).
 
     Examples
     --------
     >>> tr = fcfs([0.0, 0.5, 3.0], 1.0)
     >>> tr.start.tolist(), tr.wait.tolist()
     ([0.0, 1.0, 3.0], [0.0, 0.5, 0.0])
+    >>> fcfs([0.0, 0.5, 3.0], 1.0, servers=2).wait.tolist()
+    [0.0, 0.0, 0.0]
     """
     rng = rng_from(seed)
     a = arrival_times(arrivals, rng)
+    c = positive_int("servers", servers)
     s = _per_request_times(service, a, rng)
-    start = lindley_starts(a, s)
+    start = lindley_starts(a, s) if c == 1 else shared_queue_starts(a, s, c)
     ones = np.ones(a.size, dtype=np.int64)
     return Trace(a, start, start + s, np.arange(a.size), ones, "fcfs")
 
@@ -161,7 +202,7 @@ def _dynamic_loop(a, mean_by_size, noise, m, max_wait):
 def simulate(policy, arrivals, service, *, seed=None, **options):
     """Run one policy: ``simulate("fcfs" | "static" | "dynamic" | "continuous", arrivals, service, ...)``.
 
-    ``options`` are the policy's own keywords (``batch_size``; ``max_batch`` and
+    ``options`` are the policy's own keywords (``servers``; ``batch_size``; ``max_batch`` and
     ``max_wait``; ``prompt_tokens``, ``output_tokens``, ``max_batch``, ``token_budget``).
     The same ``seed`` gives the same trace.
 
