@@ -43,6 +43,7 @@ ALIASES = {
     "batches": "labs.batches", "serialwork": "labs.serialwork", "workers": "labs.workers",
     "server": "labs.server", "mpi_step": "labs.mpi_step", "mpirun": "labs.mpirun", "mpiresults": "labs.mpiresults",
     "localranks": "labs.localranks", "pipeline": "labs.pipeline", "casestudy": "labs.casestudy", "llm": "labs.llm",
+    "llmserve": "labs.llmserve",
     # viz and teach
     "viz": "viz", "widgets": "teach.widgets", "selftest": "teach.selftest", "quiz": "teach.quiz",
     "practice": "teach.practice", "glossary": "teach.glossary", "lessons": "teach.lessons",

@@ -10,7 +10,8 @@ times of a :class:`~perfcourse.queueing.continuous.Requests` (open loop: fixed i
 whoever is still waiting). Between steps the server admits waiting requests first come, first
 served, while the running sequences stay within ``max_batch`` and the step within
 ``token_budget`` tokens; in each step every running sequence decodes one token and every
-request that joined is prefilled, which yields its first token; a sequence leaves after its
+request that joined is prefilled (prompts of one length together, in one call), which yields its
+first token; a sequence leaves after its
 last token and its KV-cache slot is free at once. These are the rules of the course's
 simulator (:func:`perfcourse.queueing.continuous_batch`), so a served run and a simulated one
 can be set side by side: the result holds the same :class:`~perfcourse.queueing.simtrace.Trace`,
@@ -33,7 +34,7 @@ from ..queueing.servicetime import affine
 from ..queueing.simtrace import StepLog, Trace
 from .llm import Model
 
-__all__ = ["decode_timing", "prefill_timing", "Served", "serve"]
+__all__ = ["decode_timing", "prefill_timing", "fit_step_time", "Served", "serve"]
 
 
 def _model(model):
@@ -81,6 +82,26 @@ def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
                           name=f"prefill, {prompt} tokens")
 
 
+def fit_step_time(tokens, seconds):
+    """The least-squares line ``seconds = t0 + t1 x tokens`` through measured steps, as a simulator service.
+
+    ``tokens`` is what each step processed (a decode batch's size, or prefill tokens plus
+    decodes); ``seconds`` its time. Negative fitted terms are set to 0.
+
+    Examples
+    --------
+    >>> fit_step_time([1, 2, 4], [0.011, 0.012, 0.014])([1, 10]).round(4).tolist()
+    [0.011, 0.02]
+    """
+    x = real("tokens", np.atleast_1d(tokens), low=0).astype(np.float64)
+    y = real("seconds", np.atleast_1d(seconds), low=0, low_open=True)
+    if x.shape != y.shape or x.ndim != 1 or np.unique(x).size < 2:
+        raise ValueError(f"tokens and seconds must be 1-D of one length with at least two different token counts; "
+                         f"got {x.tolist()} and shape {y.shape}")
+    t1, t0 = np.polyfit(x, y, 1)
+    return affine(max(float(t0), 0.0), max(float(t1), 0.0))
+
+
 @dataclass(frozen=True)
 class Served:
     """A served run: the per-request :class:`Trace` and every step's tokens and seconds."""
@@ -92,17 +113,8 @@ class Served:
     token_budget: int | None
 
     def step_model(self):
-        """The least-squares line ``seconds = t0 + t1 x tokens`` through the steps, as a simulator service.
-
-        Examples
-        --------
-        >>> tr = Trace(np.zeros(1), np.zeros(1), np.ones(1), np.zeros(1, int), np.ones(1, int), "continuous")
-        >>> s = Served(tr, np.array([1, 2, 4]), np.array([0.011, 0.012, 0.014]), 4, None)
-        >>> s.step_model()([1, 10]).round(4).tolist()
-        [0.011, 0.02]
-        """
-        t1, t0 = np.polyfit(self.step_tokens.astype(np.float64), self.step_seconds, 1)
-        return affine(max(float(t0), 0.0), max(float(t1), 0.0))
+        """The line ``seconds = t0 + t1 x tokens`` through this run's steps (:func:`fit_step_time`)."""
+        return fit_step_time(self.step_tokens, self.step_seconds)
 
 
 def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0):
@@ -133,7 +145,8 @@ def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0
     """
     model = _model(model)
     if not isinstance(requests, Requests):
-        raise TypeError(f"requests must be perfcourse.queueing.Requests (token_requests); got {type(requests).__name__}")
+        raise TypeError("requests must be perfcourse.queueing.Requests (from token_requests); got "
+                        f"{type(requests).__name__}")
     m = positive_int("max_batch", max_batch)
     budget = math.inf if token_budget is None else positive_int("token_budget", token_budget)
     timeout = real("timeout", timeout, low=0, low_open=True)
@@ -170,9 +183,11 @@ def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0
         decoding = len(running)
         if decoding:        # one decode token for every running sequence
             nxt = _backend.to_numpy(model.decode_step([last for _, last in running]).argmax(axis=-1))
-        for r in joining:   # each joining prompt's prefill yields its first token
-            first_id = model.prefill(ids[r][None], [len(running)]).argmax(axis=-1)
-            running.append([r, int(_backend.to_numpy(first_id)[0])])
+        for length in sorted({int(prompt[r]) for r in joining}):   # prompts of one length share one prefill call
+            group = [r for r in joining if prompt[r] == length]
+            slots = np.arange(len(running), len(running) + len(group))
+            first_ids = _backend.to_numpy(model.prefill(np.stack([ids[r] for r in group]), slots).argmax(axis=-1))
+            running.extend([r, int(t)] for r, t in zip(group, first_ids, strict=True))
         end = time.perf_counter() - t0
         for k in range(decoding):
             running[k][1] = int(nxt[k])

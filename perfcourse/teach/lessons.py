@@ -68,13 +68,15 @@ LESSONS = (
     _lesson(8, "optimization_order", "The order of optimization", graded=True, more=("13_read_a_profile.ipynb",)),
     _lesson(9, "hand_calculations", "Hand calculations", graded=False),
     _lesson(10, "self_test", "Self-test", graded=False),
+    _lesson(11, "serve_a_model", "Capstone: serve a small language model end to end", graded=False,
+            more=("14_size_a_deployment.ipynb",)),
 )
 
 FIRST = LESSONS[0]
 
 
 def numbers():
-    """The lesson numbers, in order, e.g. ``(0, 1, ..., 10)``."""
+    """The lesson numbers, in order, e.g. ``(0, 1, ..., 11)``."""
     return tuple(x.number for x in LESSONS)
 
 
@@ -88,7 +90,7 @@ def lesson(number):
     >>> lesson(42)
     Traceback (most recent call last):
     ...
-    ValueError: no lesson 42; the lessons are numbered 00 to 10
+    ValueError: no lesson 42; the lessons are numbered 00 to 11
     """
     if isinstance(number, bool) or not isinstance(number, int):
         raise TypeError(f"lesson number must be a whole number from {LESSONS[0].number} to "
