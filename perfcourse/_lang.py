@@ -31,10 +31,11 @@ from __future__ import annotations
 import gettext
 import os
 import string
+import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "text", "fields", "catalog_path"]
+           "lookup", "text", "fields", "catalog_path", "width", "pad"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -191,3 +192,25 @@ def N_(message):
     Translate it where it is shown, with :func:`lookup`.
     """
     return message
+
+
+def width(text):
+    """How many columns of a terminal ``text`` takes: two for a wide (Chinese) character, one for others.
+
+    Examples
+    --------
+    >>> width("span"), width("关键路径")
+    (4, 8)
+    """
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text, columns):
+    """``text`` followed by spaces up to ``columns`` columns of a terminal (see :func:`width`).
+
+    Examples
+    --------
+    >>> pad("课", 4) + "|"
+    '课  |'
+    """
+    return text + " " * max(columns - width(text), 0)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from perfcourse import backend, bench, cli, hardware
+from perfcourse import _lang, backend, bench, cli, hardware
 from perfcourse.measure.ceilings import Ceilings
 
 ON_GPU = backend.get().on_gpu
@@ -79,3 +79,17 @@ def test_gpu_check_flow_with_the_cpu_standing_in(tmp_path, monkeypatch):
     assert {"stream", "fma", "strided_read", "matmul"} <= groups
     assert not [r for r in report["experiments"] if "error" in r]
     assert "wrote gpu-check-" in (tmp_path / "gpu-check.log").read_text()
+
+
+def test_report_speaks_chinese_and_lines_up(monkeypatch):
+    monkeypatch.setenv("PERFCOURSE_LANG", "zh")
+    monkeypatch.delenv("PERFCOURSE_LOCALE", raising=False)
+    c = Ceilings(device="NVIDIA H200", backend="cupy", date="2026-01-01", copy_bandwidth=4.32e12,
+                 triad_bandwidth=4.2e12, stream_elements=2**27, stream_dtype="float32",
+                 matmul_flops={"bfloat16": 7.9e14}, matmul_sizes={"bfloat16": 8192}, launch_s=2.1e-6,
+                 launch_sync_s=6e-6)
+    lines = bench.report(c, hardware.datasheet("H200")).splitlines()
+    assert lines[0] == "设备：NVIDIA H200（cupy），测于 2026-01-01"
+    assert lines[1].split()[:3] == ["指标", "实测", "datasheet"] and "内存 bandwidth，copy（按 2N 计）" in lines[3]
+    ends = {_lang.width(line) for line in lines[1:2] + lines[3:6]}       # right-aligned numbers end together
+    assert len(ends) == 1, lines

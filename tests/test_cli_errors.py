@@ -4,6 +4,7 @@ asked for with --debug / PERFCOURSE_DEBUG=1."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -215,3 +216,70 @@ def test_make_exercises_and_site_name_the_corrupt_notebook_and_leave_nothing(tmp
     assert cli.main(["site", "--notebooks", str(lessons), "--out", str(tmp_path / "site")]) == 2
     _one_line(capsys.readouterr().err, f"perfcourse site: {lessons / '03_amdahl.ipynb'} is not a notebook")
     assert not (tmp_path / "site").exists()
+
+
+# --- the same policy in Chinese: the prefix stays `perfcourse <command>:`, the reason is Chinese ---------------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def chinese(monkeypatch):
+    """PERFCOURSE_LANG=zh with the package's own catalogs."""
+    monkeypatch.setenv("PERFCOURSE_LANG", "zh")
+    monkeypatch.delenv("PERFCOURSE_LOCALE", raising=False)
+
+
+@pytest.mark.parametrize("argv, code, start, reason", [
+    (["predictions", "--log", "{t}/missing.jsonl"], 1, "perfcourse predictions: ", "处没有预测记录"),
+    (["predictions", "--log", "{t}/notes.txt"], 1, "perfcourse predictions: ", "不是预测记录：第 1 行不是一条记录"),
+    (["predictions", "--plot", "{t}/plot.txt"], 2, "perfcourse predictions: ", "--plot 的扩展名必须是"),
+    (["present", "42", "--dry-run"], 2, "perfcourse present: ", "没有第 42 课；课程编号从 00 到 10"),
+    (["site", "--out", "{t}/afile"], 2, "perfcourse site: ", "是一个文件；请给出一个新的或空的文件夹"),
+    (["glossary", "zzzz"], 1, "perfcourse glossary: ", "没有与 'zzzz' 匹配的术语"),
+    (["lab", "--lang", "fr", "--dry-run"], 2, "perfcourse lab: ", "--lang：语言必须是"),
+    (["translate", "--check", "--lessons", "3"], 2, "perfcourse translate: ", "--check 检查所有 notebook"),
+    (["grade", "{t}/nothing-here"], 2, "perfcourse grade: ", "不存在"),
+])
+def test_error_lines_are_chinese_under_perfcourse_lang_zh(chinese, tmp_path, capsys, argv, code, start, reason):
+    t = _bad_files(tmp_path)
+    assert cli.main([a.format(t=t) for a in argv]) == code
+    err = _one_line(capsys.readouterr().err, start)
+    assert reason in err, err
+
+
+@pytest.mark.parametrize("argv, start", [     # argparse's own words and the options' checks, through the catalog
+    (["lab", "--port", "0"], "perfcourse lab: 参数 --port：必须是 1 到 65535 之间的整数；收到的是 '0'（见 "),
+    (["grade", "--fail-under", "200", "x"], "perfcourse grade: 参数 --fail-under：必须是 0 到 100 之间的百分数"),
+    (["present", "three"], "perfcourse present: 参数 lesson：无效的 int 值：'three'"),
+    (["site", "--bogus"], "perfcourse: 无法识别的参数：--bogus"),
+    (["nosuchcommand"], "perfcourse: 参数 COMMAND：无效的选项：'nosuchcommand'"),
+])
+def test_usage_errors_are_chinese_under_perfcourse_lang_zh(chinese, capsys, argv, start):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    _one_line(capsys.readouterr().err, start)
+
+
+def test_a_bug_is_reported_in_chinese_with_the_english_error(chinese, capsys, monkeypatch):
+    def broken(args):
+        return {}["missing"]
+
+    monkeypatch.setattr(glossary, "run", broken)
+    assert cli.main(["glossary", "p99"]) == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("perfcourse glossary: KeyError: 'missing'; 这是 perfcourse 的 bug"), last
+
+
+def test_help_speaks_chinese_but_a_wrong_language_is_refused_in_english(chinese, capsys, monkeypatch):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("用法：perfcourse") and "用英文或中文查找术语" in out and "显示此帮助信息并退出" in out
+    monkeypatch.setenv("PERFCOURSE_LANG", "fr")      # no language to speak: English until the setting is refused
+    with pytest.raises(SystemExit):
+        cli.main(["lab", "--port", "0"])
+    _one_line(capsys.readouterr().err, "perfcourse lab: argument --port: must be a whole number from 1 to 65535")
+    assert cli.main(["lab", "--dry-run"]) == 2
+    _one_line(capsys.readouterr().err, "perfcourse lab: PERFCOURSE_LANG: language must be one of en, zh")

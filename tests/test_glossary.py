@@ -5,9 +5,10 @@ import sys
 from pathlib import Path
 
 import nbformat
+import polib
 import pytest
 
-from perfcourse import cli, glossary
+from perfcourse import _lang, cli, glossary
 
 
 def test_enough_terms_each_complete():
@@ -131,3 +132,65 @@ def test_shell_command_in_either_language():
     assert res.returncode == 0, res.stderr
     assert "critical path" in res.stdout
 
+
+
+# --- the Chinese side: from the glossary catalog, and what `perfcourse glossary` prints under PERFCOURSE_LANG=zh -----
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def chinese(monkeypatch):
+    monkeypatch.setenv("PERFCOURSE_LANG", "zh")
+    monkeypatch.delenv("PERFCOURSE_LOCALE", raising=False)
+
+
+def test_every_term_has_its_chinese_forms_and_definition_in_the_catalog():
+    for t in glossary.TERMS:
+        assert t.key and len({u.key for u in glossary.TERMS}) == len(glossary.TERMS)
+        meaning = t.meaning("zh")
+        assert CJK.search(meaning) and meaning != t.definition, t.english
+    assert glossary.lookup("span")[0].chinese[0] == "关键路径（span）"      # the lecture's form first
+    assert glossary.lookup("Brent")[0].chinese == ("Brent 界",)
+
+
+def test_the_chinese_comes_from_the_catalog_not_from_the_code(tmp_path, monkeypatch):
+    folder = tmp_path / "zh" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("PERFCOURSE_LOCALE", str(tmp_path))          # a catalog folder without glossary.po
+    term = glossary.lookup("critical path")[0]
+    assert term.chinese == () and term.meaning("zh") == term.definition
+    assert glossary.lookup("关键路径") == []
+    po = polib.POFile()
+    po.append(polib.POEntry(msgctxt="critical-path#names", msgid="critical path", msgstr="临界路径 / 关键链"))
+    po.append(polib.POEntry(msgctxt="critical-path#definition", msgid=term.definition, msgstr="一条定义。"))
+    po.save(str(folder / "glossary.po"))
+    monkeypatch.setattr(_lang, "_TABLES", {})
+    assert term.chinese == ("临界路径", "关键链") and term.meaning("zh") == "一条定义。"
+    assert [t.english for t in glossary.lookup("关键链")] == ["critical path"]
+
+
+def test_the_command_prints_chinese_under_perfcourse_lang_zh(chinese, capsys):
+    assert cli.main(["glossary", "critical", "path"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["critical path · 关键路径", "  必须一个接一个执行的最长运算链；它的长度就是 span。",
+                   "  在第 02 课讲解（02_work_span.ipynb）。"]
+    assert cli.main(["glossary"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["英文", "中文", "课"] and len(table) == len(glossary.TERMS) + 1
+    starts = {_lang.width(row[:row.index(" / ".join(t.chinese))])
+              for row, t in zip(table[1:], glossary.TERMS, strict=True)}
+    assert starts == {_lang.width(table[0][:table[0].index("中文")])}      # the Chinese column lines up
+    assert cli.main(["glossary", "critcal", "path"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("perfcourse glossary: 没有与 'critcal path' 匹配的术语。")
+    assert "critical path" in err and "可以列出全部 60 个术语" in err
+
+
+def test_every_definition_reads_like_the_lecture(chinese):
+    """Terms the lecture keeps in English stay English inside the Chinese definitions."""
+    text = " ".join(t.meaning() for t in glossary.TERMS)
+    for word in ("latency", "throughput", "batch", "speedup", "serial fraction", "kernel", "workload", "span"):
+        assert word in text, word
+    for rendering in ("延迟时间", "吞吐率", "加速比", "跨度", "内核"):
+        assert rendering not in text, rendering

@@ -20,14 +20,18 @@ def _name(req):
 
 
 def _conda_names():
+    """Every package environment.yml installs: conda's, and those only PyPI has (its pip list)."""
     deps = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
-    return {_name(d) for d in deps if isinstance(d, str)} - {"python", "pip"}
+    pip = next((d["pip"] for d in deps if isinstance(d, dict) and "pip" in d), [])
+    return ({_name(d) for d in deps if isinstance(d, str)} - {"python", "pip"}) | {
+        _name(p) for p in pip if not p.startswith("-")}
 
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = {_name(r) for r in project["dependencies"]}
     wanted |= {_name(r) for r in project["optional-dependencies"]["test"]}
+    wanted |= {_name(r) for r in project["optional-dependencies"]["bench"]}    # simpy, for the benchmark
     assert _conda_names() == wanted
 
 

@@ -130,3 +130,26 @@ def test_nothing_is_recorded_while_presenting(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("PERFCOURSE_RECORD")
     predictions.record("03-present", guess=2.0, model=3.0, measured=2.5, unit="x")
     assert [e.key for e in predictions.load(tmp_path / "predictions.jsonl")] == ["03-present"]
+
+
+def test_predictions_command_speaks_chinese_under_perfcourse_lang_zh(home, tmp_path, capsys, monkeypatch):
+    import warnings
+
+    import matplotlib
+
+    from perfcourse.viz import fonts
+
+    monkeypatch.setenv("PERFCOURSE_LANG", "zh")
+    monkeypatch.delenv("PERFCOURSE_LOCALE", raising=False)
+    monkeypatch.setattr(fonts, "_FOUND", {})
+    for i, g in enumerate([2.0, 1.0, 1.5, 1.1], start=1):
+        predictions.record(f"0{i}-p", guess=g, model=1.0, measured=1.0, unit="x", show=False)
+    png = tmp_path / "cal.png"
+    with matplotlib.rc_context(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["predictions", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"预测记录在 {home / 'predictions.jsonl'}"       # the header
+    assert out[-1] == f"图已写入 {png}" and "预测" in out[1] and "你的猜测" in "\n".join(out)
+    assert not [w for w in caught if "Glyph" in str(w.message)], "a Chinese label was drawn without its glyphs"
+    assert not any("predictions recorded" in line or "plot written" in line for line in out)

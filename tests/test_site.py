@@ -165,3 +165,33 @@ def test_missing_mathjax_is_reported(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("perfcourse site: the static site needs MathJax's files") and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def _html_tag(page):
+    return re.search(r"<html\b[^>]*>", page, re.IGNORECASE).group(0)
+
+
+def test_every_page_declares_its_language_chinese_ones_zh(tmp_path):
+    """nbconvert writes <html lang="en"> on every page it renders; a Chinese lesson page must say zh instead."""
+    src = tmp_path / "nb"
+    (src / "zh").mkdir(parents=True)
+    for lesson in FIRST_TWO:
+        _lesson(src, lesson)
+        _lesson(src / "zh", lesson)
+    written = site.render(src, tmp_path / "out", lessons=FIRST_TWO)
+    chinese = [p for p in written if p.parent.name == "zh"]
+    assert [p.name for p in chinese] == ["index.html"] + [f"{x.stem}.html" for x in FIRST_TWO]
+    for page in written:
+        tag = _html_tag(page.read_text(encoding="utf-8"))
+        assert len(re.findall(r"\blang=", tag)) == 1, (page, tag)
+        assert f'lang="{"zh" if page in chinese else "en"}"' in tag.replace("'", '"'), (page, tag)
+
+
+@pytest.mark.parametrize("page, expected", [
+    ('<!DOCTYPE html>\n<html lang="en">\n<head>', '<html lang="zh">'),
+    ("<html><head>", '<html lang="zh">'),
+    ('<HTML class="x" LANG=en-US xml:lang="en" data-a="1">', '<html lang="zh" class="x" data-a="1">'),
+])
+def test_declare_language_replaces_whatever_the_page_said(page, expected):
+    assert _html_tag(site.declare_language(page, "zh")) == expected
+    assert site.declare_language(page, "zh").count("<html") + site.declare_language(page, "zh").count("<HTML") == 1

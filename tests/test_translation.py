@@ -6,7 +6,10 @@ in tests/test_translation_edition.py.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -299,6 +302,26 @@ def test_lab_and_present_open_the_chinese_edition(tmp_path, capsys):
     assert str(tmp_path / "notebooks" / "zh" / LESSON.name) in capsys.readouterr().out
     assert cli.main(["present", "4", "--lang", "zh", "--dry-run", "--dir", str(tmp_path)]) == 2
     assert present.find_lesson(3, tmp_path / "notebooks" / "zh").parent.name == "zh"
+
+
+def test_perfcourse_lang_zh_opens_the_chinese_edition_without_lang(english, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(_lang.ENV, "zh")
+    assert cli.main(["lab", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" in out
+    assert (ROOT / "notebooks" / "zh" / "00_start_here.ipynb").is_file()
+    assert cli.main(["lab", "--dry-run", "--lang", "en"]) == 0              # --lang still chooses
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in capsys.readouterr().out
+    (tmp_path / "notebooks" / "zh").mkdir(parents=True)
+    shutil.copy(LESSON, tmp_path / "notebooks" / "zh" / LESSON.name)
+    assert cli.main(["present", "3", "--dry-run", "--dir", str(tmp_path)]) == 0
+    assert str(tmp_path / "notebooks" / "zh" / LESSON.name) in capsys.readouterr().out
+    monkeypatch.setenv(_lang.ENV, "en")
+    assert cli.main(["lab", "--dry-run"]) == 0
+    assert "/lab/tree/notebooks/00_start_here.ipynb" in capsys.readouterr().out
+    shell = subprocess.run([sys.executable, "-m", "perfcourse", "lab", "--dry-run"], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, _lang.ENV: "zh"})      # as typed: PERFCOURSE_LANG=zh ...
+    assert shell.returncode == 0 and "/lab/tree/notebooks/zh/00_start_here.ipynb" in shell.stdout, shell.stderr
 
 
 def test_the_course_copy_carries_the_chinese_edition(tmp_path):

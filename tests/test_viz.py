@@ -79,3 +79,93 @@ def test_every_plot_draws_on_the_axes_it_is_given(call):
     assert len(fig.axes) == 1
     with pytest.raises(TypeError, match="Axes"):
         call("not an axes")
+
+
+# --- the Chinese edition's figures: Chinese labels from the catalog, drawn with a font that has their glyphs ------
+
+import re  # noqa: E402
+import warnings  # noqa: E402
+
+from perfcourse import _lang  # noqa: E402
+from perfcourse.viz import fonts  # noqa: E402
+from perfcourse.viz.roofpoints import plot_roofline_points  # noqa: E402
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+_TIMINGS = {b: Timing.from_samples([b * 1e-4, b * 1.1e-4, b * 1.3e-4]) for b in (1, 4, 16)}
+EVERY_PLOT = {   # each public plot of perfcourse.viz, and the label it must show in Chinese
+    "draw_dag": (lambda: viz.draw_dag(dag.tree_sum(8)), lambda ax: ax.get_ylabel(), "step (depth)"),
+    "draw_timeline": (lambda: viz.draw_timeline(launches.async_timeline(3, 5e-6, 1e-3)),
+                      lambda ax: ax.get_legend().get_texts()[0].get_text(), "launch returns on the host"),
+    "plot_breakdowns": (lambda: viz.plot_breakdowns({"a": {"cpu": 1e-3, "other": 2e-3}}), lambda ax: ax.get_ylabel(),
+                        "wall time per batch [ms]"),
+    "plot_calibration": (lambda: viz.plot_calibration([("01-x", 1, 0.5, -0.2), ("02-y", 2, None, 0.1)]),
+                         lambda ax: ax.get_legend().get_texts()[1].get_text(), "your guess / measured"),
+    "plot_latency_by_batch": (lambda: viz.plot_latency_by_batch(_TIMINGS, slo=1e-3), lambda ax: ax.get_ylabel(),
+                              "latency per call [ms]"),
+    "plot_latency_throughput": (lambda: viz.plot_latency_throughput(_TIMINGS, model={1: 1e-4, 4: 4e-4, 16: 2e-3}),
+                                lambda ax: ax.get_legend().get_texts()[1].get_text(), "model"),
+    "plot_roofline": (lambda: viz.plot_roofline(100e12, 2e12, [("triad", 1 / 6, 0.3e12)]),
+                      lambda ax: ax.get_ylabel(), "attainable rate [FLOP/s]"),
+    "plot_roofline_points": (lambda: plot_roofline_points(100e12, 2e12, [("n", 170.0, 40e12)]),
+                             lambda ax: ax.get_ylabel(), "rate [FLOP/s]: lines attainable, markers achieved"),
+}
+
+
+@pytest.fixture
+def chinese_figures(monkeypatch):
+    """PERFCOURSE_LANG=zh, no font looked for yet; matplotlib's settings restored afterwards."""
+    monkeypatch.setenv(_lang.ENV, "zh")
+    monkeypatch.delenv(_lang.ENV_LOCALE, raising=False)
+    monkeypatch.setattr(fonts, "_FOUND", {})
+    with matplotlib.rc_context():
+        yield
+
+
+def _drawn(make):
+    """Draw a figure made by ``make()``: its axes, every text on it, and the warnings drawing it raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = make()
+        ax.figure.canvas.draw()
+    texts = [t.get_text() for t in ax.figure.findobj(matplotlib.text.Text)]
+    return ax, texts, [str(w.message) for w in caught]
+
+
+def test_every_plot_is_public():
+    assert sorted(EVERY_PLOT) == sorted([*viz.__all__, "plot_roofline_points"])
+
+
+@pytest.mark.parametrize("name", sorted(EVERY_PLOT))
+def test_a_chinese_figure_has_chinese_labels_and_every_glyph(chinese_figures, name):
+    make, label, english = EVERY_PLOT[name]
+    ax, texts, caught = _drawn(make)
+    assert label(ax) == _lang.lookup(english, "zh") != english and CJK.search(label(ax))
+    assert not [m for m in caught if "Glyph" in m], caught[:3]          # no empty boxes: the font has them all
+    assert fonts.chinese_font() and matplotlib.rcParams["font.sans-serif"][0] == fonts.chinese_font()
+
+
+def test_axes_made_before_the_first_chinese_label_show_it_too(chinese_figures):
+    fig, ax = plt.subplots()            # a lesson's own axes: its title and labels exist before the font is found
+    _ax, texts, caught = _drawn(lambda: viz.draw_dag(dag.tree_sum(4), ax))
+    assert CJK.search(ax.get_title()) and not [m for m in caught if "Glyph" in m]
+
+
+def test_the_english_edition_changes_no_setting(monkeypatch):
+    monkeypatch.setenv(_lang.ENV, "en")
+    monkeypatch.setattr(fonts, "_FOUND", {})
+    before = list(matplotlib.rcParams["font.sans-serif"])
+    ax = viz.plot_roofline(1e12, 1e11)
+    assert ax.get_ylabel() == "attainable rate [FLOP/s]" and fonts._FOUND == {}
+    assert matplotlib.rcParams["font.sans-serif"] == before
+
+
+def test_without_a_chinese_font_the_labels_stay_english_and_one_line_says_why(chinese_figures, monkeypatch, capsys):
+    monkeypatch.setattr(fonts, "font_file", lambda: None)
+    monkeypatch.setattr(fonts, "KNOWN_FAMILIES", ())
+    for name in sorted(EVERY_PLOT):
+        make, label, english = EVERY_PLOT[name]
+        ax, texts, caught = _drawn(make)
+        assert label(ax) == english and not any(CJK.search(t) for t in texts), name
+        assert not [m for m in caught if "Glyph" in m], (name, caught[:3])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "paperang-p2-fonts-cjk" in err and CJK.search(err), err

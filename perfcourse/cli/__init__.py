@@ -9,37 +9,86 @@ kept here for every command:
 - anything else is a bug: ``main`` prints the traceback and a line asking to report it, exit 1;
 - ``--debug`` (before or after the command) or ``PERFCOURSE_DEBUG=1`` adds the traceback to an
   expected failure as well.
+
+Every line a command prints is in the learner's language (``PERFCOURSE_LANG``, see
+:mod:`perfcourse._lang`), the ``perfcourse <command>:`` of an error line included only as a prefix:
+the reason is translated. Under Chinese, argparse's own words (usage errors, the headings of
+``--help``) come from the message catalog too; the help of each option stays English.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 import traceback
 
-__all__ = ["COMMANDS", "CommandError", "DEBUG_ENV", "REPORT", "build_parser", "main"]
+from .._lang import N_, _, current, lookup
+
+__all__ = ["COMMANDS", "CommandError", "DEBUG_ENV", "REPORT", "build_parser", "language", "main"]
 
 DEBUG_ENV = "PERFCOURSE_DEBUG"
-REPORT = ("this is a bug in perfcourse; please report it with the command you ran and the traceback above "
-          "to the course's issue tracker")
+REPORT = N_("this is a bug in perfcourse; please report it with the command you ran and the traceback above "
+            "to the course's issue tracker")
 
 # name -> (module that defines add_arguments(parser) and run(args) -> int, one-line help)
 COMMANDS = {
-    "doctor": ("perfcourse.cli.doctor", "print Python, package versions, backend, CPU and where the lessons are"),
-    "lab": ("perfcourse.cli.lab", "open the course in JupyterLab at notebooks/00_start_here.ipynb"),
-    "bench": ("perfcourse.cli.bench", "measure this machine's ceilings against its datasheet"),
-    "gpu-check": ("perfcourse.cli.gpu_check", "run the GPU tests, ceilings and harness checks; write a JSON report"),
-    "make-exercises": ("perfcourse.cli.make_exercises", "write exercises/ from solutions/ (or --check it is current)"),
-    "grade": ("perfcourse.cli.grade", "grade submitted exercise notebooks and print a score table"),
-    "release": ("perfcourse.cli.release", "write the handout: lessons and exercises, no solutions, with a README"),
-    "glossary": ("perfcourse.cli.glossary", "look up a term in English or Chinese"),
-    "site": ("perfcourse.cli.site", "render every lesson to a static HTML site"),
-    "present": ("perfcourse.cli.present", "show one lesson's widgets with Voila, code hidden"),
-    "predictions": ("perfcourse.cli.predictions", "your guesses across the course beside the models', and your trend"),
-    "translate": ("perfcourse.cli.translate", "update the Chinese edition's catalogs and notebooks (or --check them)"),
+    "doctor": ("perfcourse.cli.doctor", N_("print Python, package versions, backend, CPU and where the lessons are")),
+    "lab": ("perfcourse.cli.lab", N_("open the course in JupyterLab at notebooks/00_start_here.ipynb")),
+    "bench": ("perfcourse.cli.bench", N_("measure this machine's ceilings against its datasheet")),
+    "gpu-check": ("perfcourse.cli.gpu_check",
+                  N_("run the GPU tests, ceilings and harness checks; write a JSON report")),
+    "make-exercises": ("perfcourse.cli.make_exercises",
+                       N_("write exercises/ from solutions/ (or --check it is current)")),
+    "grade": ("perfcourse.cli.grade", N_("grade submitted exercise notebooks and print a score table")),
+    "release": ("perfcourse.cli.release", N_("write the handout: lessons and exercises, no solutions, with a README")),
+    "glossary": ("perfcourse.cli.glossary", N_("look up a term in English or Chinese")),
+    "site": ("perfcourse.cli.site", N_("render every lesson to a static HTML site")),
+    "present": ("perfcourse.cli.present", N_("show one lesson's widgets with Voila, code hidden")),
+    "predictions": ("perfcourse.cli.predictions",
+                    N_("your guesses across the course beside the models', and your trend")),
+    "translate": ("perfcourse.cli.translate",
+                  N_("update the Chinese edition's catalogs and notebooks (or --check them)")),
 }
+
+# argparse's own words (its usage errors and the headings of --help), marked for the message catalog: under
+# Chinese, argparse reads them through the catalog while a command line is parsed (see _argparse_speaks)
+ARGPARSE_WORDS = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("argument %(argument_name)s: %(message)s"), N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"), N_("expected one argument"), N_("expected at most one argument"),
+    N_("expected at least one argument"), N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"), N_("one of the arguments %s is required"),
+    N_("ambiguous option: %(option)s could match %(matches)s"), N_("show program's version number and exit"),
+)
+
+
+def language():
+    """The language the commands speak: ``PERFCOURSE_LANG``'s, else English when that setting is wrong.
+
+    (A wrong setting is itself reported, in English, by :func:`main`.)
+    """
+    try:
+        return current()
+    except ValueError:
+        return "en"
+
+
+@contextlib.contextmanager
+def _argparse_speaks(lang):
+    """Within the block argparse words its messages in ``lang`` (its ``_`` looked up in the message catalog)."""
+    if lang == "en":
+        yield
+        return
+    saved = argparse._
+    argparse._ = lambda message: lookup(message, lang) if isinstance(message, str) else message
+    try:
+        yield
+    finally:
+        argparse._ = saved
 
 
 class CommandError(Exception):
@@ -54,22 +103,26 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line: ``perfcourse <command>: <what is wrong>``."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+        see = _(" (see `{prog} --help`)", language()).format(prog=self.prog)
+        self.exit(2, f"{self.prog}: {message}{see}\n")
 
 
 def build_parser(command=None):
     """The argument parser; only ``command``'s module is imported (to add its arguments)."""
+    lang = language()
     parser = _Parser(prog="perfcourse", allow_abbrev=False,
-                     description="Fundamentals of GPU and parallel performance: predict, then measure.")
-    parser.add_argument("--version", action="version", version=f"perfcourse {_version()}")
-    parser.add_argument("--debug", action="store_true", help=f"show the traceback of any failure (or set "
-                        f"{DEBUG_ENV}=1)")
+                     description=_("Fundamentals of GPU and parallel performance: predict, then measure.", lang))
+    parser.add_argument("--version", action="version", version=f"perfcourse {_version()}",
+                        help=_("show program's version number and exit", lang))
+    parser.add_argument("--debug", action="store_true", help=_("show the traceback of any failure (or set "
+                        "{variable}=1)", lang).format(variable=DEBUG_ENV))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, helptext) in COMMANDS.items():
+        helptext = lookup(helptext, lang)
         p = sub.add_parser(name, help=helptext, description=helptext, allow_abbrev=False)
         p.set_defaults(_module=module)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show the traceback of any failure")
+                       help=_("show the traceback of any failure", lang))
         if name == command:
             importlib.import_module(module).add_arguments(p)
     return parser
@@ -103,8 +156,9 @@ def _paths_not_options(argv, command, takes_paths):
         word = argv[i]
         if word.startswith("-") and word != "-" and os.path.lexists(word):
             shown = word.encode("ascii", "backslashreplace").decode()[:80]
-            print(f"perfcourse {command}: took {shown!r} as the path ./{shown}, not as an option: a file or folder "
-                  "here has that name", file=sys.stderr)
+            took = _("took {shown!r} as the path ./{path}, not as an option: a file or folder here has that name",
+                     language())
+            print(f"perfcourse {command}: " + took.format(shown=shown, path=shown), file=sys.stderr)
             out[i] = os.path.join(".", word)
     return out
 
@@ -116,11 +170,12 @@ def main(argv=None):
     if command in COMMANDS:
         argv = _paths_not_options(argv, command, getattr(importlib.import_module(COMMANDS[command][0]),
                                                          "TAKES_PATHS", False))
-    parser = build_parser(command if command in COMMANDS else None)
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    with _argparse_speaks(language()):
+        parser = build_parser(command if command in COMMANDS else None)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
     return _run(args, _debugging(args))
 
 
@@ -136,8 +191,8 @@ def _check_environment():
             raise CommandError(f"{ENV}: {err} (or leave it unset)", code=2) from None
     home = os.environ.get("PERFCOURSE_HOME", "").strip()
     if home and os.path.exists(os.path.expanduser(home)) and not os.path.isdir(os.path.expanduser(home)):
-        raise CommandError(f"PERFCOURSE_HOME must name a folder (where your records are kept); {home!r} is a file",
-                           code=2)
+        raise CommandError(_("PERFCOURSE_HOME must name a folder (where your records are kept); {home!r} is a "
+                             "file").format(home=home), code=2)
 
 
 def _run(args, debug):
@@ -155,14 +210,14 @@ def _run(args, debug):
         print(f"{where}: {err}", file=sys.stderr)
         return err.code
     except KeyboardInterrupt:
-        print(f"{where}: interrupted", file=sys.stderr)
+        print(f"{where}: " + _("interrupted", language()), file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as err:  # noqa: BLE001 - the last resort: a bug, shown with its traceback
         traceback.print_exception(err, file=sys.stderr)
-        print(f"{where}: {type(err).__name__}: {err}; {REPORT}", file=sys.stderr)
+        print(f"{where}: {type(err).__name__}: {err}; {lookup(REPORT, language())}", file=sys.stderr)
         return 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._lang import _
 from . import CommandError
 
 __all__ = ["output_file"]
@@ -18,11 +19,14 @@ def output_file(option, path, *, suffixes=None):
     """
     target = Path(path).absolute()
     if not target.parent.is_dir():
-        raise CommandError(f"cannot write {option} {path}: the folder {target.parent} does not exist", code=2)
+        raise CommandError(_("cannot write {option} {path}: the folder {folder} does not exist").format(
+            option=option, path=path, folder=target.parent), code=2)
     if target.is_dir():
-        raise CommandError(f"cannot write {option} {path}: it is a folder", code=2)
+        raise CommandError(_("cannot write {option} {path}: it is a folder").format(option=option, path=path), code=2)
     if suffixes is not None and target.suffix.lower() not in suffixes:
-        raise CommandError(f"{option} must end in one of {', '.join(suffixes)}; got {str(path)!r}", code=2)
+        raise CommandError(_("{option} must end in one of {endings}; got {path!r}").format(
+            option=option, endings=", ".join(suffixes), path=str(path)), code=2)
     if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise CommandError(f"cannot write {option} {path}: the folder {target.parent} is not writable", code=2)
+        raise CommandError(_("cannot write {option} {path}: the folder {folder} is not writable").format(
+            option=option, path=path, folder=target.parent), code=2)
     return target

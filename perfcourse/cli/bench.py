@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from .._lang import _
 from . import CommandError
 from ._output import output_file
 
@@ -38,7 +39,7 @@ def run(args):
     print(f"perfcourse bench: {b.describe()}")
     sheet = hardware.device_datasheet(b)
     if not b.on_gpu:
-        print("Measured figures only.")
+        print(_("Measured figures only."))
     ceilings = hardware.measure_ceilings(quick=bool(args.quick), backend=b, progress=False)
     print(report(ceilings, sheet))
     if args.json:
@@ -47,6 +48,7 @@ def run(args):
                 json.dump({"ceilings": ceilings.to_dict(), "datasheet": sheet.__dict__ if sheet else None}, f,
                           indent=1, default=list)
         except OSError as err:
-            raise CommandError(f"cannot write --json {args.json}: {err.strerror or err}") from None
-        print(f"wrote {args.json}")
+            raise CommandError(_("cannot write --json {path}: {reason}").format(path=args.json,
+                                                                                  reason=err.strerror or err)) from None
+        print(_("wrote {path}").format(path=args.json))
     return 0

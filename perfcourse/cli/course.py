@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .._course import FOLDERS, PACKAGED, checkout_root, course_notebooks, holds_course
 from .._course import PACKAGE as _PACKAGE
-from .._lang import EDITION
+from .._lang import EDITION, _, ngettext
 from ..teach.lessons import FIRST
 
 __all__ = ["FOLDERS", "EDITION", "MANIFEST", "WORK_DIR", "checkout_root", "packaged_root", "source_root", "lessons_dir",
@@ -49,9 +49,9 @@ def source_root():
     """
     root = checkout_root() or packaged_root()
     if root is None:
-        raise FileNotFoundError(f"this perfcourse package has no lessons: neither a checkout of the course nor "
-                                f"a packaged copy holds notebooks/{FIRST.notebook}; reinstall it from a wheel "
-                                "or from the course's repository")
+        raise FileNotFoundError(_("this perfcourse package has no lessons: neither a checkout of the course nor "
+                                  "a packaged copy holds notebooks/{notebook}; reinstall it from a wheel or from "
+                                  "the course's repository").format(notebook=FIRST.notebook))
     return root
 
 
@@ -76,11 +76,11 @@ def default_work_dir(cwd=None):
 def describe():
     """One line for ``perfcourse doctor``: where the lessons come from."""
     if checkout_root():
-        return f"checkout at {checkout_root()}"
+        return _("checkout at {folder}").format(folder=checkout_root())
     if packaged_root():
-        return (f"packaged with perfcourse ({packaged_root()}); perfcourse lab copies it into "
-                f"./{WORK_DIR} or --dir")
-    return "missing: this package was built without its lessons"
+        return _("packaged with perfcourse ({folder}); perfcourse lab copies it into ./{work} or --dir").format(
+            folder=packaged_root(), work=WORK_DIR)
+    return _("missing: this package was built without its lessons")
 
 
 def _sha256(path):
@@ -124,14 +124,18 @@ class Plan:
         """Lines telling the learner what was (or would be) done; the kept files named."""
         lines = []
         if self.copy:
-            lines.append(f"copied {len(self.copy)} notebook{'s' * (len(self.copy) != 1)} into {self.work}")
+            lines.append(ngettext("copied {n} notebook into {work}", "copied {n} notebooks into {work}",
+                                  len(self.copy)).format(n=len(self.copy), work=self.work))
         if self.update:
-            lines.append(f"updated {len(self.update)} notebook{'s' * (len(self.update) != 1)} you had not "
-                         f"changed: {', '.join(self.update)}")
+            lines.append(ngettext("updated {n} notebook you had not changed: {names}",
+                                  "updated {n} notebooks you had not changed: {names}",
+                                  len(self.update)).format(n=len(self.update), names=", ".join(self.update)))
         if self.keep:
-            lines.append(f"kept {len(self.keep)} notebook{'s' * (len(self.keep) != 1)} you changed, not "
-                         f"replaced by this version's: {', '.join(self.keep)} (rename or delete one and run "
-                         "perfcourse lab again to get a fresh copy)")
+            lines.append(ngettext("kept {n} notebook you changed, not replaced by this version's: {names} (rename or "
+                                  "delete one and run perfcourse lab again to get a fresh copy)",
+                                  "kept {n} notebooks you changed, not replaced by this version's: {names} (rename "
+                                  "or delete one and run perfcourse lab again to get a fresh copy)",
+                                  len(self.keep)).format(n=len(self.keep), names=", ".join(self.keep)))
         return lines
 
 
@@ -144,10 +148,10 @@ def plan(source, work):
     """
     source, work = Path(source), Path(work)
     if not _holds_course(source):
-        raise FileNotFoundError(f"source must be a course folder holding notebooks/{FIRST.notebook}; "
-                                f"{str(source)!r} is not")
+        raise FileNotFoundError(_("source must be a course folder holding notebooks/{notebook}; {source!r} is "
+                                  "not").format(notebook=FIRST.notebook, source=str(source)))
     if work.exists() and not work.is_dir():
-        raise NotADirectoryError(f"the working folder must be a folder; {str(work)!r} is a file")
+        raise NotADirectoryError(_("the working folder must be a folder; {work!r} is a file").format(work=str(work)))
     written = _read_manifest(work)
     p = Plan(source, work, written=dict(written))
     for rel, src in _files(source).items():

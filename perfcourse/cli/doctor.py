@@ -13,13 +13,14 @@ import os
 import platform
 import sys
 
+from .._lang import _, ngettext
 from ..measure import backend
 from ..measure.backend import cpu_model
-from . import CommandError, course
+from . import CommandError, course, language
 
 PACKAGES = ("perfcourse", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "tqdm", "cupy-cuda12x",
             "cupy-cuda13x", "nbval", "pytest", "voila", "jupyter-server-mathjax")
-PROBLEM = "PROBLEM: "
+PROBLEM = "PROBLEM: "      # the mark of a finding that stops the course, in every language
 
 
 def _packages():
@@ -29,7 +30,7 @@ def _packages():
             lines.append(f"{name}: {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             if not name.startswith("cupy"):
-                lines.append(f"{name}: not installed")
+                lines.append(f"{name}: " + _("not installed"))
     return lines
 
 
@@ -45,7 +46,7 @@ def _lessons():
     where = course.describe()
     if course.checkout_root() or course.packaged_root():
         return f"lessons: {where}", None
-    return f"lessons: {PROBLEM}{where}", f"lessons {where}"
+    return f"lessons: {PROBLEM}{where}", _("lessons {where}").format(where=where)
 
 
 def _language():
@@ -54,7 +55,7 @@ def _language():
 
     chosen = os.environ.get(ENV, "").strip()
     if not chosen:
-        return f"{ENV}: not set (English; Chinese for a notebook in a zh/ folder)", None
+        return f"{ENV}: " + _("not set (English; Chinese for a notebook in a zh/ folder)"), None
     try:
         return f"{ENV}: {chosen} ({resolve(chosen)})", None
     except ValueError as err:
@@ -66,28 +67,28 @@ def examine():
     from .._lang import ENV
 
     lines = [f"python: {sys.version.split()[0]} ({sys.executable})", f"platform: {platform.platform()}"]
-    lines += _packages()
     language_line, problem = _language()
     problems = [problem] if problem else []
     if problem:      # the rest of the report in English, so that the language is not filed under another line
         saved = os.environ.pop(ENV)
         try:
-            lines, problems = _rest(lines, problems)
+            lines, problems = _rest(lines + _packages(), problems)
         finally:
             os.environ[ENV] = saved
     else:
-        lines, problems = _rest(lines, problems)
+        lines, problems = _rest(lines + _packages(), problems)
     lines.insert(-1, language_line)
     return lines, problems
 
 
 def _rest(lines, problems):
     setting = os.environ.get(backend.ENV_VAR)
-    lines.append(f"{backend.ENV_VAR}: {'not set (CuPy on a usable GPU, else NumPy)' if setting is None else setting}")
+    lines.append(f"{backend.ENV_VAR}: " + (_("not set (CuPy on a usable GPU, else NumPy)") if setting is None
+                                            else setting))
     backend_line, problem = _backend()
     lines.append(backend_line)
     problems += [problem] if problem else []
-    lines.append(f"cpu: {cpu_model()}, {os.cpu_count()} logical cores")
+    lines.append("cpu: " + _("{model}, {n} logical cores").format(model=cpu_model(), n=os.cpu_count()))
     lessons_line, problem = _lessons()
     lines.append(lessons_line)
     problems += [problem] if problem else []
@@ -106,6 +107,7 @@ def add_arguments(parser):
 def run(args):
     lines, problems = examine()
     print("\n".join(lines), flush=True)
-    if problems:
-        raise CommandError(f"{len(problems)} problem{'s' * (len(problems) != 1)} found: {'; '.join(problems)}")
+    if problems:     # in English when the language setting is the problem
+        found = ngettext("{n} problem found: {problems}", "{n} problems found: {problems}", len(problems), language())
+        raise CommandError(found.format(n=len(problems), problems="; ".join(problems)))
     return 0

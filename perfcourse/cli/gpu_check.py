@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._lang import _, lookup
 from . import CommandError
 from .bench import chosen_backend
 
@@ -28,21 +29,22 @@ def require_gpu():
     b = chosen_backend()
     if not b.on_gpu:
         if b.reason == NOT_INSTALLED:
-            hint = f"; {INSTALL_CUPY}"
+            hint = f"; {lookup(INSTALL_CUPY)}"
         elif b.reason.startswith(ENV_VAR):
-            hint = f"; unset {ENV_VAR} to let perfcourse find the GPU"
+            hint = _("; unset {variable} to let perfcourse find the GPU").format(variable=ENV_VAR)
         else:
-            hint = "; run it on a machine with an NVIDIA GPU that `nvidia-smi` lists"
-        raise CommandError(f"needs a usable NVIDIA GPU with CuPy; none here: {b.reason}{hint}")
+            hint = _("; run it on a machine with an NVIDIA GPU that `nvidia-smi` lists")
+        raise CommandError(_("needs a usable NVIDIA GPU with CuPy; none here: {reason}{hint}").format(
+            reason=lookup(b.reason), hint=hint))
 
 
 def run(args):
     from ..measure.gpucheck import check
 
     if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise CommandError(f"--out must be a folder; {args.out!r} is a file", code=2)
+        raise CommandError(_("--out must be a folder; {path!r} is a file").format(path=args.out), code=2)
     require_gpu()
     try:
         return check(args.out, tests=not args.skip_tests, experiments=not args.skip_experiments, quick=args.quick)
     except OSError as err:
-        raise CommandError(f"cannot write the report to {args.out}: {err}") from err
+        raise CommandError(_("cannot write the report to {path}: {reason}").format(path=args.out, reason=err)) from err

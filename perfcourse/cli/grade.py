@@ -14,7 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import CommandError
+from .._lang import _, ngettext
+from . import CommandError, language
 from ._output import output_file
 
 TAKES_PATHS = True    # a word that names a file or folder here is a path, even when it looks like an option
@@ -27,9 +28,10 @@ def _percent(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100; got {text!r}") from None
+        value = float("nan")
     if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100; got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a percentage from 0 to 100; got {text!r}", language()).format(
+            text=text))
     return value
 
 
@@ -77,7 +79,9 @@ def _write_atomically(target, text, option):
         os.replace(tmp, target)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
-        raise CommandError(f"cannot write {option} {target}: {err.strerror or err}", code=2) from None
+        reason = err.strerror or err
+        raise CommandError(_("cannot write {option} {path}: {reason}").format(option=option, path=target,
+                                                                            reason=reason), code=2) from None
 
 
 def _due(text):
@@ -87,8 +91,8 @@ def _due(text):
     try:
         when = dt.datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ValueError(f"--due must be a time such as 2026-12-01T23:59 or 2026-12-01T23:59+08:00; got {text!r}") \
-            from None
+        raise ValueError(_("--due must be a time such as 2026-12-01T23:59 or 2026-12-01T23:59+08:00; got {text!r}")
+                         .format(text=text)) from None
     return when if when.tzinfo is not None else when.astimezone()
 
 
@@ -99,20 +103,21 @@ def _feedback_folder(path, graded):
     for given in graded:
         inside = Path(os.path.realpath(given))
         if Path(os.path.realpath(folder)).is_relative_to(inside):
-            raise CommandError(f"--feedback {path} is inside the submissions {given}; write it elsewhere", code=2)
+            raise CommandError(_("--feedback {path} is inside the submissions {given}; write it elsewhere").format(
+                path=path, given=given), code=2)
     if folder.exists() and not folder.is_dir():
-        raise CommandError(f"cannot write --feedback {path}: it is a file, not a folder", code=2)
+        raise CommandError(_("cannot write --feedback {path}: it is a file, not a folder").format(path=path), code=2)
     if not folder.exists():
         output_file("--feedback", path)           # its parent must exist and be writable
     elif not os.access(folder, os.W_OK | os.X_OK):
-        raise CommandError(f"cannot write --feedback {path}: the folder is not writable", code=2)
+        raise CommandError(_("cannot write --feedback {path}: the folder is not writable").format(path=path), code=2)
     return folder
 
 
 def _course_root(root):
     if root is not None:
         if not Path(root).is_dir():
-            raise CommandError(f"--root must be a folder; {root!r} is not", code=2)
+            raise CommandError(_("--root must be a folder; {root!r} is not").format(root=root), code=2)
         return Path(root)
     from .course import checkout_root
 
@@ -123,15 +128,17 @@ def _final_status(book, fail_under):
     from ..grading.report import clean, percent
 
     if book["errors"]:
-        raise CommandError("grader failures above", code=2)
+        raise CommandError(_("grader failures above"), code=2)
     if not book["submissions"]:
-        where = ", ".join(book["empty"]) or "the given paths"
-        raise CommandError(f"no notebooks (*.ipynb) in {where}", code=2)
+        where = ", ".join(book["empty"]) or _("the given paths")
+        raise CommandError(_("no notebooks (*.ipynb) in {where}").format(where=where), code=2)
     if book["failures"]:
-        more = f" (and {len(book['failures']) - 1} more, listed above)" if len(book["failures"]) > 1 else ""
+        more = _(" (and {n} more, listed above)").format(n=len(book["failures"]) - 1) if len(book["failures"]) > 1 \
+            else ""
         raise CommandError(clean(book["failures"][0], 300) + more)
     if fail_under is not None and percent(book["points"], book["max_points"]) < fail_under:
-        raise CommandError(f"total {book['percent']:.1f}% is below --fail-under {fail_under:g}%")
+        raise CommandError(_("total {percent} is below --fail-under {limit}").format(
+            percent=f"{book['percent']:.1f}%", limit=f"{fail_under:g}%"))
     return 0
 
 
@@ -166,33 +173,37 @@ def run(args):
         raise CommandError(clean(err, 500), code=2) from None
     if not any(sub["exercise"] for sub in book["submissions"]) and (book["failures"] or book["submissions"]):
         # nothing was graded: the reason alone, no empty table, and no gradebook written
-        first = book["failures"][0] if book["failures"] else "no exercise notebook among the given paths"
-        raise CommandError(f"nothing graded: {clean(first, 300)}", code=1 if book["failures"] else 2)
-    print(f"perfcourse grade: seed {book['seed']}, time limit {book['timeout_s']:g} s per notebook, "
-          f"{'contained (bubblewrap)' if book['contained'] else 'NOT contained (--unsafe)'}")
+        first = book["failures"][0] if book["failures"] else _("no exercise notebook among the given paths")
+        raise CommandError(_("nothing graded: {reason}").format(reason=clean(first, 300)),
+                           code=1 if book["failures"] else 2)
+    contained = _("contained (bubblewrap)") if book["contained"] else _("NOT contained (--unsafe)")
+    print("perfcourse grade: " + _("seed {seed}, time limit {limit:g} s per notebook, {contained}").format(
+        seed=book["seed"], limit=book["timeout_s"], contained=contained))
     print(table(book["submissions"], book["warnings"]))
     for line in book["regrades"]:
-        print(f"regrade {clean(line, 300)}")
+        print(_("regrade {line}").format(line=clean(line, 300)))
     if len(book["students"]) > 1 or roster is not None or only is not None:
         print(student_table(book["students"]))
         if only is None:
             for line in few_takers(book["students"]):
-                print(f"note: {line}")
+                print(_("note: {note}").format(note=line))
     if target is not None:
         _write_atomically(target, json.dumps(private(book), indent=2, ensure_ascii=True, allow_nan=False) + "\n",
                           "--json")
-        print(f"wrote {clean(args.json)}")
+        print(_("wrote {path}").format(path=clean(args.json)))
     if sheet is not None:
         _write_atomically(sheet, csv_text(book["students"]), "--csv")
-        print(f"wrote {clean(args.csv)}")
+        print(_("wrote {path}").format(path=clean(args.csv)))
     if letters is not None:
         from ..grading.feedback import write_feedback
 
         try:
             written = write_feedback(letters, book)
         except OSError as err:
-            raise CommandError(f"cannot write --feedback {args.feedback}: {err.strerror or err}", code=2) from None
-        print(f"wrote {len(written)} feedback files to {clean(args.feedback)}")
+            raise CommandError(_("cannot write {option} {path}: {reason}").format(
+                option="--feedback", path=args.feedback, reason=err.strerror or err), code=2) from None
+        print(ngettext("wrote {n} feedback file to {folder}", "wrote {n} feedback files to {folder}",
+                       len(written)).format(n=len(written), folder=clean(args.feedback)))
     for line in book["errors"] + (book["failures"] if len(book["failures"]) > 1 else []):
         print(clean(line), file=sys.stderr)
     return _final_status(book, args.fail_under)

@@ -6,7 +6,9 @@ installed package copies its lessons and exercises into a working folder first
 learner has not changed and keeps, and names, the ones they have (see :mod:`.course`).
 
 ``--lang zh`` opens the Chinese edition (``notebooks/zh/00_start_here.ipynb``) and sets
-``PERFCOURSE_LANG=zh`` for the kernels, so what the package prints is Chinese too.
+``PERFCOURSE_LANG=zh`` for the kernels, so what the package prints is Chinese too. Without
+``--lang`` the learner's language decides (``PERFCOURSE_LANG=zh perfcourse lab`` opens the Chinese
+edition as well).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from .._lang import ENV, resolve
+from .._lang import _ALLOWED, ENV, _, resolve
 from ..teach.lessons import FIRST
 from . import CommandError, course
 from .serving import add_server_arguments, choose_port, headless, installed, serve
@@ -71,16 +73,21 @@ def add_arguments(parser):
 
 
 def add_lang_argument(parser):
-    parser.add_argument("--lang", default="en", metavar="LANG",
-                        help="the course's language: en (default) or zh, the Chinese edition")
+    parser.add_argument("--lang", default=None, metavar="LANG",
+                        help=f"the course's language: en or zh, the Chinese edition (default: {ENV}, else en)")
 
 
 def lang_of(args):
-    """``args.lang`` as ``"en"`` or ``"zh"``; a usage error for any other."""
+    """``args.lang`` as ``"en"`` or ``"zh"`` (a usage error for any other); without it, the learner's language."""
+    if args.lang is None:
+        from . import language
+
+        return language()
     try:
         return resolve(args.lang)
-    except ValueError as err:
-        raise CommandError(f"--lang: {err}", code=2) from None
+    except ValueError:
+        raise CommandError(_("--lang: language must be one of {allowed}; got {value!r}").format(
+            allowed=_ALLOWED, value=args.lang), code=2) from None
 
 
 def _copy(source, root, dry_run):
@@ -88,13 +95,14 @@ def _copy(source, root, dry_run):
         if dry_run:
             p = course.plan(source, root)
             kept = f": {', '.join(p.keep)}" if p.keep else ""
-            print(f"dry run: would copy {len(p.copy)} and update {len(p.update)} notebooks into {root}, keeping "
-                  f"{len(p.keep)} you changed that this version would replace{kept}")
+            print(_("dry run: would copy {copy} and update {update} notebooks into {root}, keeping {keep} you "
+                    "changed that this version would replace{kept}").format(copy=len(p.copy), update=len(p.update),
+                                                                            root=root, keep=len(p.keep), kept=kept))
             return
         p = course.sync(source, root)
     except (OSError, ValueError) as err:
-        raise CommandError(f"cannot copy the course into {root}: {err}") from None
-    for line in p.summary() or [f"the course in {root} is up to date"]:
+        raise CommandError(_("cannot copy the course into {root}: {reason}").format(root=root, reason=err)) from None
+    for line in p.summary() or [_("the course in {root} is up to date").format(root=root)]:
         print(line)
 
 
@@ -102,23 +110,23 @@ def run(args):
     lang = lang_of(args)
     root, source = course_folders(args.dir)
     if lang != "en" and not (Path(source or root) / start(lang)).is_file():
-        raise CommandError(f"this course has no Chinese edition yet ({start(lang)} is missing); open it in English, "
-                           "or generate it with  perfcourse translate")
+        raise CommandError(_("this course has no Chinese edition yet ({notebook} is missing); open it in English, "
+                             "or generate it with  perfcourse translate").format(notebook=start(lang)))
     no_browser = args.no_browser or headless()
     chosen = args.port if args.dry_run else choose_port(args.port, LAB_PORT, server="JupyterLab")
     cmd = lab_command(root, port=chosen, no_browser=no_browser, lang=lang)
     if not args.dry_run and not installed("jupyterlab"):
-        raise CommandError("JupyterLab is not installed; install it with  python -m pip install jupyterlab")
+        raise CommandError(_("JupyterLab is not installed; install it with  python -m pip install jupyterlab"))
     if source is not None:
         _copy(source, root, args.dry_run)
     if args.dry_run:
         print(" ".join(cmd))
         return 0
     if no_browser:
-        print(f"{'No screen found: ' if headless() else ''}JupyterLab will print a URL with a token below. Open "
-              f"it in a browser (forward the port if this is a remote machine); the course opens at {start(lang)}.",
-              flush=True)
-    print("Stop JupyterLab with Ctrl-C; its kernels stop with it.", flush=True)
+        print((_("No screen found: ") if headless() else "") + _(
+              "JupyterLab will print a URL with a token below. Open it in a browser (forward the port if this is a "
+              "remote machine); the course opens at {notebook}.").format(notebook=start(lang)), flush=True)
+    print(_("Stop JupyterLab with Ctrl-C; its kernels stop with it."), flush=True)
     if lang != "en":   # the kernels print in the lesson's language
         return serve(cmd, cwd=root, env={ENV: lang})
     return serve(cmd, cwd=root)

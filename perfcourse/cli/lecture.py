@@ -22,6 +22,8 @@ from __future__ import annotations
 import copy
 import re
 
+from .._lang import _
+
 __all__ = ["lecture_notebook", "guess_names", "parse_guesses", "FIGURES"]
 
 _GUESS = re.compile(r"^(my_guess_\w+)\s*=\s*None\b.*$", re.MULTILINE)
@@ -43,14 +45,15 @@ def parse_guesses(items, names):
         name = name.strip()
         name = name if name.startswith("my_guess_") else f"my_guess_{name}"
         if not sep or name not in names:
-            raise ValueError(f"--guess must be NAME=VALUE with NAME one of this lesson's guesses "
-                             f"({', '.join(names) or 'none'}); got {item!r}")
+            raise ValueError(_("--guess must be NAME=VALUE with NAME one of this lesson's guesses ({names}); got "
+                               "{item!r}").format(names=", ".join(names) or _("none"), item=item))
         try:
             number = float(value)
         except ValueError:
             number = float("nan")
         if not number > 0 or number == float("inf"):
-            raise ValueError(f"--guess {name}: the guess must be a number > 0; got {value!r}")
+            raise ValueError(_("--guess {name}: the guess must be a number > 0; got {value!r}").format(
+                name=name, value=value))
         out[name] = number
     return out
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .._lang import _, ngettext
 from . import CommandError
 
 
@@ -36,14 +37,15 @@ def _folders(args):
     if args.root is not None:
         root = Path(args.root)
         if not (root / "solutions").is_dir():
-            raise CommandError(f"--root must be a course folder holding solutions/; {args.root!r} is not", code=2)
+            raise CommandError(_("--root must be a course folder holding solutions/; {root!r} is not").format(
+                root=args.root), code=2)
     elif args.solutions is None or args.exercises is None:
         from .course import checkout_root
 
         root = checkout_root()
         if root is None:
-            raise CommandError("make-exercises needs the course's repository (its solutions/ folder), and this "
-                               "perfcourse is not installed from one: give --root DIR", code=2)
+            raise CommandError(_("make-exercises needs the course's repository (its solutions/ folder), and this "
+                                 "perfcourse is not installed from one: give --root DIR"), code=2)
     else:
         root = None
     solutions = Path(args.solutions) if args.solutions is not None else root / "solutions"
@@ -68,22 +70,26 @@ def run(args):
         problems = check(wanted, exercises) + list(old_cases.values())
         if problems:
             print("\n".join(problems), file=sys.stderr)
-            raise CommandError(f"{len(problems)} file{'s' * (len(problems) != 1)} out of date; run "
-                               "`perfcourse make-exercises` and delete the extra files")
-        also = "; the stored self-check cases too" if references.is_dir() else ""
-        print(f"{exercises}: {len(wanted)} exercise notebooks, all current{also}")
+            raise CommandError(ngettext("{n} file out of date; run `perfcourse make-exercises` and delete the extra "
+                                        "files", "{n} files out of date; run `perfcourse make-exercises` and delete "
+                                        "the extra files", len(problems)).format(n=len(problems)))
+        also = _("; the stored self-check cases too") if references.is_dir() else ""
+        print(_("{folder}: {n} exercise notebooks, all current{also}").format(folder=exercises, n=len(wanted),
+                                                                              also=also))
         return 0
     try:
         written = write(wanted)
     except OSError as err:
-        raise CommandError(f"cannot write {exercises}: {err}") from None
-    print(f"{exercises}: wrote {written}, {len(wanted) - written} already current")
+        raise CommandError(_("cannot write {folder}: {reason}").format(folder=exercises, reason=err)) from None
+    print(_("{folder}: wrote {written}, {current} already current").format(folder=exercises, written=written,
+                                                                           current=len(wanted) - written))
     try:
         recorded = cases.refresh(solutions, references) if references.is_dir() else []
     except (ValueError, OSError) as err:
-        raise CommandError(f"cannot record the self-check's cases: {str(err).splitlines()[0]}") from None
+        raise CommandError(_("cannot record the self-check's cases: {reason}").format(
+            reason=str(err).splitlines()[0])) from None
     if recorded:
-        print(f"recorded the self-check's answers for {', '.join(recorded)}")
+        print(_("recorded the self-check's answers for {names}").format(names=", ".join(recorded)))
     for line in check(wanted, exercises):
-        print(f"warning: {line}; delete it if it is no longer wanted", file=sys.stderr)
+        print(_("warning: {problem}; delete it if it is no longer wanted").format(problem=line), file=sys.stderr)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._lang import _
 from ..teach import predictions
 from . import CommandError
 from ._output import output_file
@@ -30,12 +31,13 @@ def run(args):
     try:
         path = args.log if args.log else predictions.log_path()
         if args.log and not Path(args.log).is_file():
-            raise CommandError(f"no prediction log at {args.log}: give the file that lessons wrote to")
+            raise CommandError(_("no prediction log at {path}: give the file that lessons wrote to").format(
+                path=args.log))
         entries = predictions.load(path, strict=True)
     except ValueError as err:
         raise CommandError(str(err)) from None
     cal = predictions.calibration(entries)
-    print(f"predictions recorded in {path}")
+    print(_("predictions recorded in {path}").format(path=path))
     if cal.rows:
         print(cal.table())
     print(cal.summary())
@@ -45,8 +47,8 @@ def run(args):
         matplotlib.use("Agg")
         from ..viz import plot_calibration
 
-        ax = plot_calibration(cal.rows, title="your predictions across the course")
+        ax = plot_calibration(cal.rows, title=_("your predictions across the course"))
         ax.figure.tight_layout()
         ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")   # the y label stays in
-        print(f"plot written to {args.plot}")
+        print(_("plot written to {path}").format(path=args.plot))
     return 0

@@ -1,8 +1,9 @@
 """``perfcourse present NN``: one lesson's widgets and outputs on a projector, code hidden (Voila).
 
 The lesson is read where it is (the checkout, or the copy packaged with perfcourse), or from
-the course folder given with ``--dir``; nothing is copied. ``--lang zh`` presents the Chinese
-edition's lesson (``notebooks/zh/``) with its kernel in Chinese (``PERFCOURSE_LANG=zh``).
+the course folder given with ``--dir``; nothing is copied. ``--lang zh`` (or, without ``--lang``,
+``PERFCOURSE_LANG=zh``) presents the Chinese edition's lesson (``notebooks/zh/``) with its kernel in
+Chinese.
 ``--lecture`` shows the lesson for a lecture hall (see :mod:`perfcourse.cli.lecture`): headings,
 widgets and results without the prose or the self-test, larger figures, and the class's guesses
 given with ``--guess NAME=VALUE``.
@@ -14,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .._lang import ENV
+from .._lang import ENV, _
 from ..teach import lessons
 from ..teach.predictions import ENV_RECORD
 from . import CommandError, course
@@ -28,7 +29,8 @@ def find_lesson(number, nbdir):
     """The notebook of lesson ``number`` in the folder of lesson notebooks ``nbdir``."""
     found = Path(nbdir) / lessons.lesson(number).notebook
     if not found.is_file():
-        raise ValueError(f"lesson {number:02d} has no notebook {found.name} in {str(nbdir)!r}")
+        raise ValueError(_("lesson {number:02d} has no notebook {name} in {folder!r}").format(
+            number=number, name=found.name, folder=str(nbdir)))
     return found
 
 
@@ -77,7 +79,7 @@ def run(args):
     except (ValueError, TypeError, FileNotFoundError) as err:
         raise CommandError(str(err), code=2 if isinstance(err, (ValueError, TypeError)) else 1) from None
     if args.guess and not args.lecture:
-        raise CommandError("--guess sets the class's guesses of a lecture; add --lecture", code=2)
+        raise CommandError(_("--guess sets the class's guesses of a lecture; add --lecture"), code=2)
     if args.lecture:
         with tempfile.TemporaryDirectory(prefix="perfcourse-lecture-") as folder:
             return _present(args, _lecture_copy(path, args.guess, folder), lang, cwd=path.parent)
@@ -91,8 +93,8 @@ def _present(args, path, lang, cwd):
         print(" ".join(cmd))
         return 0
     if not installed("voila"):
-        raise CommandError("Voila is not installed; install it with  python -m pip install voila")
-    print(f"Presenting {path.name} with code hidden; stop with Ctrl-C.", flush=True)
+        raise CommandError(_("Voila is not installed; install it with  python -m pip install voila"))
+    print(_("Presenting {name} with code hidden; stop with Ctrl-C.").format(name=path.name), flush=True)
     env = {ENV_RECORD: "0"}      # a presentation shows guesses and measurements but writes no learner's record
     if lang != "en":             # the kernels print in the lesson's language
         env[ENV] = lang

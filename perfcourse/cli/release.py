@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 
 from .._course import course_notebooks
-from .._lang import EDITION
+from .._lang import EDITION, _
 from . import CommandError
 
 README = """# {title}
@@ -47,11 +47,13 @@ def add_arguments(parser):
 def _out(path):
     out = Path(path).absolute()
     if out.is_symlink() and not out.exists():
-        raise CommandError(f"--out {path} is a symbolic link to nothing; give a new or an empty folder", code=2)
+        raise CommandError(_("--out {path} is a symbolic link to nothing; give a new or an empty folder").format(
+            path=path), code=2)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise CommandError(f"--out must be a new or an empty folder; {path!r} is not", code=2)
+        raise CommandError(_("--out must be a new or an empty folder; {path!r} is not").format(path=path), code=2)
     if not out.parent.is_dir():
-        raise CommandError(f"--out {path}: the folder {out.parent} does not exist", code=2)
+        raise CommandError(_("--out {path}: the folder {folder} does not exist").format(path=path, folder=out.parent),
+                           code=2)
     return out
 
 
@@ -111,7 +113,8 @@ def run(args):
         except ValueError as err:
             raise CommandError(str(err)) from None
         if stale:
-            raise CommandError(f"exercises/ is not current ({stale[0]}); run `perfcourse make-exercises` first")
+            raise CommandError(_("exercises/ is not current ({problem}); run `perfcourse make-exercises` first").format(
+                problem=stale[0]))
     files = course_notebooks(source, EDITION)
     out.mkdir(exist_ok=True)
     try:
@@ -127,8 +130,9 @@ def run(args):
     if found:
         shutil.rmtree(out, ignore_errors=True)
         path, line = found[0]
-        raise CommandError(f"a solution line is in {path.relative_to(out)} ({line!r}); nothing was released")
-    lessons = sum(rel.parts[0] == "notebooks" for _, rel in files)
-    print(f"wrote {lessons} lesson and {len(files) - lessons} exercise notebooks (both editions) and a README to "
-          f"{out}: no solutions")
+        raise CommandError(_("a solution line is in {file} ({line!r}); nothing was released").format(
+            file=path.relative_to(out), line=line))
+    lessons = sum(rel.parts[0] == "notebooks" for _src, rel in files)
+    print(_("wrote {lessons} lesson and {exercises} exercise notebooks (both editions) and a README to {out}: no "
+            "solutions").format(lessons=lessons, exercises=len(files) - lessons, out=out))
     return 0

@@ -18,7 +18,8 @@ import signal
 import subprocess
 import sys
 
-from . import CommandError
+from .._lang import _
+from . import CommandError, language
 
 __all__ = ["add_server_arguments", "port", "choose_port", "headless", "installed", "serve", "stop", "STOP_SIGNALS",
            "GRACE_S"]
@@ -35,7 +36,8 @@ def port(text):
     except ValueError:
         value = 0
     if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 65535; got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a whole number from 1 to 65535; got {text!r}", language()).format(
+            text=text))
     return value
 
 
@@ -53,17 +55,20 @@ def _busy(number):
 def choose_port(requested, default, *, server, tries=50):
     """The port to serve on: ``requested`` if it is free (else a one-line failure), or the first free one from
     ``default`` up, said in one line when it is not ``default`` (a server left running holds it)."""
-    hint = "`jupyter server list` shows the JupyterLabs still running"
+    hint = _("`jupyter server list` shows the JupyterLabs still running")
     if requested:
         if _busy(requested):
-            raise CommandError(f"--port {requested} is in use ({hint}); choose another port")
+            raise CommandError(_("--port {port} is in use ({hint}); choose another port").format(port=requested,
+                                                                                                 hint=hint))
         return requested
     for number in range(default, default + tries):
         if not _busy(number):
             if number != default:
-                print(f"port {default} is in use ({hint}); {server} serves on port {number} instead", flush=True)
+                print(_("port {default} is in use ({hint}); {server} serves on port {port} instead").format(
+                    default=default, hint=hint, server=server, port=number), flush=True)
             return number
-    raise CommandError(f"ports {default} to {default + tries - 1} are all in use ({hint}); choose one with --port")
+    raise CommandError(_("ports {first} to {last} are all in use ({hint}); choose one with --port").format(
+        first=default, last=default + tries - 1, hint=hint))
 
 
 def add_server_arguments(parser, *, dir_help):
@@ -118,7 +123,8 @@ def serve(cmd, cwd, *, grace=GRACE_S, env=None):
             signal.signal(s, handler)
     if proc.returncode:
         name = cmd[2] if len(cmd) > 2 and cmd[1] == "-m" else os.path.basename(cmd[0])
-        raise CommandError(f"the server ({name}) exited with status {proc.returncode}; its messages are above")
+        raise CommandError(_("the server ({name}) exited with status {status}; its messages are above").format(
+            name=name, status=proc.returncode))
     return 0
 
 

@@ -9,7 +9,8 @@ checkout, or the copy packaged with perfcourse.
 
 The Chinese edition (``notebooks/zh/``, written by ``perfcourse translate``) is rendered into
 ``zh/`` beside the English pages, with its own index; every page of either language links to
-the same page in the other.
+the same page in the other, and declares its language (``<html lang="zh">`` on every Chinese page,
+the index and the lessons alike).
 
 The site needs no network: formulas are typeset by a copy of MathJax 2 written beside the
 pages (``mathjax/``, the files the ``jupyter-server-mathjax`` package ships, with their
@@ -19,14 +20,13 @@ CDN. The folder written to must be new or empty, unless ``--force`` is given.
 
 from __future__ import annotations
 
-import gettext
 import html
 import importlib.util
 import re
 import shutil
 from pathlib import Path
 
-from .._lang import EDITION, _
+from .._lang import EDITION, _, ngettext
 from ..grading.make import read_named
 from ..teach.lessons import LESSONS
 from . import CommandError, course
@@ -77,8 +77,8 @@ def mathjax_source():
     spec = importlib.util.find_spec("jupyter_server_mathjax")
     folder = Path(spec.origin).parent / "static" if spec and spec.origin else None
     if folder is None or not (folder / "MathJax.js").is_file():
-        raise FileNotFoundError("the static site needs MathJax's files from the jupyter-server-mathjax package; "
-                                "install it with  python -m pip install jupyter-server-mathjax")
+        raise FileNotFoundError(_("the static site needs MathJax's files from the jupyter-server-mathjax package; "
+                                  "install it with  python -m pip install jupyter-server-mathjax"))
     return folder
 
 
@@ -88,12 +88,14 @@ def check_out(out, *, force=False):
         raise TypeError(f"out must be a folder's path; got {out!r}")
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"the site's folder {str(out)!r} is a file; name a new or empty folder")
+        raise ValueError(_("the site's folder {folder!r} is a file; name a new or empty folder").format(
+            folder=str(out)))
     held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
     if held and not force:
-        shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
-        raise ValueError(f"the site's folder {str(out)!r} is not empty (it holds {shown}); name a new or empty "
-                         "folder, or add --force to write the site over what is there")
+        shown = ", ".join(held[:3]) + (_(" and {n} more").format(n=len(held) - 3) if len(held) > 3 else "")
+        raise ValueError(_("the site's folder {folder!r} is not empty (it holds {shown}); name a new or empty "
+                           "folder, or add --force to write the site over what is there").format(folder=str(out),
+                                                                                                 shown=shown))
     return out
 
 
@@ -101,11 +103,14 @@ def lesson_paths(nbdir, lessons=LESSONS):
     """The notebook of each lesson in ``nbdir``, in lesson order; every one must be there."""
     nbdir = Path(nbdir)
     if not nbdir.is_dir():
-        raise ValueError(f"nbdir must be a folder of lesson notebooks; {str(nbdir)!r} is not a folder")
+        raise ValueError(_("nbdir must be a folder of lesson notebooks; {folder!r} is not a folder").format(
+            folder=str(nbdir)))
     paths = [nbdir / x.notebook for x in lessons]
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
-        raise ValueError(f"{str(nbdir)!r} lacks lesson notebook{'s' * (len(missing) != 1)} {', '.join(missing)}")
+        raise ValueError(ngettext("{folder!r} lacks lesson notebook {names}",
+                                  "{folder!r} lacks lesson notebooks {names}",
+                                  len(missing)).format(folder=str(nbdir), names=", ".join(missing)))
     return paths
 
 
@@ -126,12 +131,31 @@ def _switch(lang, href):
     return f'<a class="pc-lang" hreflang="{other}" href="{href}">{_LANG_NAMES[other]}</a>' if href else ""
 
 
+_HTML_TAG = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+_LANG_ATTR = re.compile(r"""\s(?:xml:)?lang\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
+
+
+def declare_language(page, lang):
+    """``page`` with its ``<html>`` tag declaring ``lang`` (and no other language), whatever it said before.
+
+    Examples
+    --------
+    >>> declare_language('<!DOCTYPE html>\\n<html lang="en">\\n<head>', "zh")
+    '<!DOCTYPE html>\\n<html lang="zh">\\n<head>'
+    >>> declare_language("<html><body>", "zh")
+    '<html lang="zh"><body>'
+    """
+    def tag(match):
+        rest = _LANG_ATTR.sub("", match.group(0)[len("<html"):])
+        return f'<html lang="{lang}"{rest}'
+    return _HTML_TAG.sub(tag, page, count=1)
+
+
 def _page(body_html, nav, lang="en"):
     body_html = _NB_LINK.sub(r'href="\1.html"', body_html)
     body_html = body_html.replace("</head>", STYLE + "</head>", 1)
-    if lang != "en":
-        body_html = re.sub(r"<html(?![^>]*\blang=)", f'<html lang="{lang}"', body_html, count=1)
-    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body_html, count=1) + ""
+    body_html = declare_language(body_html, lang)
+    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body_html, count=1)
 
 
 def _index(entries, lang="en", switch=None):
@@ -147,12 +171,12 @@ def _index(entries, lang="en", switch=None):
             f"</p><ul class='pc-lessons' style='list-style:none;padding-left:0'>\n{items}\n</ul></body></html>")
 
 
-def _exporter(mathjax=MATHJAX_DIR):
+def _exporter(mathjax=MATHJAX_DIR, lang="en"):
     import jinja2
     from nbconvert import HTMLExporter
 
     template = TEMPLATE.replace(f'src="{MATHJAX_DIR}/', f'src="{mathjax}/')
-    return HTMLExporter(template_name="lab", template_file="perfcourse_site.html.j2",
+    return HTMLExporter(template_name="lab", template_file="perfcourse_site.html.j2", language_code=lang,
                         extra_loaders=[jinja2.DictLoader({"perfcourse_site.html.j2": template})])
 
 
@@ -177,7 +201,7 @@ def _write_edition(notebooks, lessons, folder, lang, twins):
     """
     entries = [(x.stem, x.heading if lang == "en" else _heading(nb, x.heading))
                for x, nb in zip(lessons, notebooks, strict=True)]
-    exporter = _exporter(MATHJAX_DIR if lang == "en" else f"../{MATHJAX_DIR}")
+    exporter = _exporter(MATHJAX_DIR if lang == "en" else f"../{MATHJAX_DIR}", lang)
     up = "" if lang == "en" else "../"
     down = f"{ZH}/" if lang == "en" else ""
     written = [folder / "index.html"]
@@ -255,11 +279,14 @@ def run(args):
     except ValueError as err:
         raise CommandError(str(err), code=2) from None
     except OSError as err:
-        raise CommandError(f"cannot write the site to {args.out}: {err}") from None
+        raise CommandError(_("cannot write the site to {folder}: {reason}").format(folder=args.out, reason=err)) \
+            from None
     chinese = [p for p in written if p.parent.name == ZH and p.name != "index.html"]
     n = len(written) - 1 - (len(chinese) + 1 if chinese else 0)
-    pages = gettext.ngettext("{n} lesson page", "{n} lesson pages", n).format(n=n)
-    print(f"wrote {pages} and an index to {Path(args.out).resolve() / 'index.html'}"
-          + (f", and {len(chinese)} Chinese page{'s' * (len(chinese) != 1)} to "
-             f"{Path(args.out).resolve() / ZH / 'index.html'}" if chinese else ""))
+    line = ngettext("wrote {n} lesson page and an index to {index}", "wrote {n} lesson pages and an index to {index}",
+                    n).format(n=n, index=Path(args.out).resolve() / "index.html")
+    if chinese:
+        line += ngettext(", and {n} Chinese page to {index}", ", and {n} Chinese pages to {index}",
+                         len(chinese)).format(n=len(chinese), index=Path(args.out).resolve() / ZH / "index.html")
+    print(line)
     return 0

@@ -5,7 +5,8 @@ The catalogs live in ``perfcourse/locale/zh/LC_MESSAGES/`` (gettext's layout; ``
 
 - ``notebooks/NN_slug.po``: the markdown of ``notebooks/NN_slug.ipynb``, by cell id and paragraph;
 - ``exercises/NN_slug.po``: the markdown of ``solutions/NN_slug.ipynb`` (the exercises' is the same);
-- ``questions.po``: the question bank; ``messages.po``: what the package prints and the widgets' labels.
+- ``questions.po``: the question bank; ``glossary.po``: the glossary's Chinese terms and definitions;
+- ``messages.po``: what the package prints, the widgets' and the figures' labels.
 
 ``messages.po`` is a catalog of the gettext kind, so Babel extracts, merges and checks it (as
 ``pybabel extract``/``update`` and ``msgfmt --check`` would). The other catalogs are keyed by where
@@ -24,7 +25,6 @@ notebook, cell and paragraph, and each generated notebook that is missing, stale
 
 from __future__ import annotations
 
-import gettext
 import io
 import os
 import sys
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._course import PACKAGE as _PACKAGE
-from .._lang import EDITION
+from .._lang import EDITION, _, ngettext
 from . import CommandError
 
 LOCALE = Path("perfcourse", "locale", EDITION, "LC_MESSAGES")
@@ -81,14 +81,15 @@ def _root(given):
     if given is not None:
         root = Path(given)
         if not (root / "notebooks").is_dir():
-            raise CommandError(f"--root must be the course's repository, holding notebooks/; {given!r} is not", code=2)
+            raise CommandError(_("--root must be the course's repository, holding notebooks/; {root!r} is not").format(
+                root=given), code=2)
         return root
     from .course import checkout_root
 
     root = checkout_root()
     if root is None:
-        raise CommandError("translate needs the course's repository (notebooks/ and perfcourse/locale/), and this "
-                           "perfcourse is not installed from one: give --root DIR", code=2)
+        raise CommandError(_("translate needs the course's repository (notebooks/ and perfcourse/locale/), and this "
+                             "perfcourse is not installed from one: give --root DIR"), code=2)
     return root
 
 
@@ -111,7 +112,7 @@ def _message_catalog(path):
     try:
         from babel.messages.pofile import read_po
     except ImportError:
-        raise CommandError("the message catalog is extracted and merged with Babel: pip install babel") from None
+        raise CommandError(_("the message catalog is extracted and merged with Babel: pip install babel")) from None
 
     from ..teach.extract import new_message_catalog
 
@@ -155,16 +156,10 @@ def _messages(root):
     return found
 
 
-def _question_entries():
-    from ..teach.extract import question_entries
-    from ..teach.selftest import bank
+def _keyed():
+    from ..teach.extract import keyed_catalogs
 
-    return question_entries(bank())
-
-
-def _question_place(ctxt):
-    qid, field = ctxt.rsplit("#", 1)
-    return f"question {qid!r}, {field}"
+    return keyed_catalogs()
 
 
 def update_catalogs(root):
@@ -178,11 +173,12 @@ def update_catalogs(root):
         counts = update(po, _read(unit.text), unit.name(root))
         if _save(po, unit.catalog):
             lines.append(f"{unit.catalog.relative_to(root)}: {_counts(counts)}")
-    path = root / LOCALE / "questions.po"
-    po = _catalog(path, "questions")
-    counts = update_entries(po, _question_entries(), "perfcourse/teach/questions")
-    if _save(po, path):
-        lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
+    for name, found, source, _place in _keyed():
+        path = root / LOCALE / f"{name}.po"
+        po = _catalog(path, name)
+        counts = update_entries(po, found, source)
+        if _save(po, path):
+            lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
     path = root / LOCALE / "messages.po"
     catalog = _message_catalog(path)
     counts = merge_messages(catalog, _messages(root))
@@ -252,9 +248,9 @@ def check(root):
     for folder in ("notebooks", "exercises"):
         out += [f"extra: {p.relative_to(root)} (no English notebook generates it)"
                 for p in sorted((root / folder / EDITION).glob("*.ipynb")) if p not in twins]
-    questions = root / LOCALE / "questions.po"
-    out += entry_problems(_catalog(questions, "questions"), _question_entries(),
-                          questions.relative_to(root).as_posix(), _question_place)
+    for name, found, _source, place in _keyed():
+        path = root / LOCALE / f"{name}.po"
+        out += entry_problems(_catalog(path, name), found, path.relative_to(root).as_posix(), place)
     messages = root / LOCALE / "messages.po"
     out += message_problems(_message_catalog(messages), _messages(root), messages.relative_to(root).as_posix())
     return out
@@ -269,7 +265,7 @@ def execute(paths, timeout=600):
 
     with tempfile.TemporaryDirectory() as home, environment(PERFCOURSE_LANG=EDITION, PERFCOURSE_HOME=home):
         for path in paths:
-            print(f"running {path.name} ...", flush=True)
+            print(_("running {name} ...").format(name=path.name), flush=True)
             nb = execute_notebook(nbformat.read(path, as_version=4), path.parent, timeout)
             path.write_text(render(nb), encoding="utf-8")
 
@@ -285,39 +281,45 @@ def _to_run(root, lessons):
         raise CommandError(str(err), code=2) from None
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
-        raise CommandError(f"no Chinese lesson {', '.join(missing)} yet: its catalog is incomplete")
+        raise CommandError(_("no Chinese lesson {names} yet: its catalog is incomplete").format(
+            names=", ".join(missing)))
     return paths
 
 
 def run(args):
     root = _root(args.root)
     if not args.timeout > 0:
-        raise CommandError(f"--timeout must be a positive number of seconds; got {args.timeout:g}", code=2)
+        raise CommandError(_("--timeout must be a positive number of seconds; got {timeout:g}").format(
+            timeout=args.timeout), code=2)
     if args.check:
         if args.execute:
-            raise CommandError("--check writes nothing, so it cannot be combined with --execute", code=2)
+            raise CommandError(_("--check writes nothing, so it cannot be combined with --execute"), code=2)
         if args.lessons is not None:
-            raise CommandError("--check checks every notebook; --lessons picks the lessons --execute runs", code=2)
+            raise CommandError(_("--check checks every notebook; --lessons picks the lessons --execute runs"), code=2)
         problems = check(root)
         if problems:
             print("\n".join(problems), file=sys.stderr)
-            found = gettext.ngettext("{n} problem", "{n} problems", len(problems)).format(n=len(problems))
-            raise CommandError(f"{found} in the Chinese edition; run "
-                               "`perfcourse translate`, translate what is missing or fuzzy, and run it again")
-        print(f"the Chinese edition is complete and current: {len(units(root))} notebooks, every catalog translated")
+            raise CommandError(ngettext("{n} problem in the Chinese edition; run `perfcourse translate`, translate "
+                                        "what is missing or fuzzy, and run it again", "{n} problems in the Chinese "
+                                        "edition; run `perfcourse translate`, translate what is missing or fuzzy, and "
+                                        "run it again", len(problems)).format(n=len(problems)))
+        print(_("the Chinese edition is complete and current: {n} notebooks, every catalog translated").format(
+            n=len(units(root))))
         return 0
     if args.lessons is not None and not args.execute:
-        raise CommandError("--lessons picks the lessons --execute runs; add --execute", code=2)
+        raise CommandError(_("--lessons picks the lessons --execute runs; add --execute"), code=2)
     for line in update_catalogs(root):
         print(line)
     written, current, incomplete = write_notebooks(root)
-    print(f"Chinese notebooks: wrote {len(written)}, {len(current)} already current, {len(incomplete)} waiting for "
-          "their catalogs" + "".join(f"\n  {u.catalog.relative_to(root)}: {n} entries to translate"
-                                     for u, n in incomplete))
+    print(_("Chinese notebooks: wrote {written}, {current} already current, {waiting} waiting for their "
+            "catalogs").format(written=len(written), current=len(current), waiting=len(incomplete))
+          + "".join(_("\n  {catalog}: {n} entries to translate").format(catalog=u.catalog.relative_to(root), n=n)
+                    for u, n in incomplete))
     if args.execute:
         paths = _to_run(root, args.lessons)
         try:
             execute(paths, timeout=args.timeout)
         except Exception as err:  # noqa: BLE001 - a cell that fails: name it, as nbclient words it
-            raise CommandError(f"running the Chinese lessons failed: {str(err).strip().splitlines()[-1]}") from err
+            raise CommandError(_("running the Chinese lessons failed: {reason}").format(
+                reason=str(err).strip().splitlines()[-1])) from err
     return 0

@@ -29,6 +29,7 @@ import math
 import re
 from pathlib import Path
 
+from .._lang import N_, _
 from .checks import exercises, parts
 from .report import clean, clean_name
 from .report import points_text as _fmt
@@ -49,13 +50,14 @@ def assigned(text):
     ['ex01', 'ex03']
     """
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("--exercises must list exercise ids, e.g. ex01,ex03")
+        raise ValueError(_("--exercises must list exercise ids, e.g. ex01,ex03"))
     known, out = exercises(), set()
     for word in re.split(r"[,\s]+", text.strip().strip(",")):
         number = re.fullmatch(r"(?:ex)?(\d{1,2})", word, re.IGNORECASE)
         ex = f"ex{int(number.group(1)):02d}" if number else word
         if ex not in known:
-            raise ValueError(f"--exercises: {word!r} is no exercise; the exercises are {', '.join(known)}")
+            raise ValueError(_("--exercises: {word!r} is no exercise; the exercises are {known}").format(
+                word=word, known=", ".join(known)))
         out.add(ex)
     return [ex for ex in known if ex in out]
 
@@ -68,22 +70,24 @@ def read_roster(path):
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"--roster {path}: cannot be read ({getattr(err, 'strerror', None) or err})") from None
+        raise ValueError(_("{option} {path}: cannot be read ({reason})").format(
+            option="--roster", path=path, reason=getattr(err, "strerror", None) or err)) from None
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
-        raise ValueError(f"--roster {path} lists no student")
+        raise ValueError(_("--roster {path} lists no student").format(path=path))
     if "," in lines[0] or lines[0].strip().lower() in _ROSTER_COLUMNS:
         rows = list(csv.reader(lines))
         header = [h.strip().lower() for h in rows[0]]
         column = next((header.index(c) for c in _ROSTER_COLUMNS if c in header), None)
         if column is None:
-            raise ValueError(f"--roster {path}: a CSV roster needs a column named one of {', '.join(_ROSTER_COLUMNS)}")
+            raise ValueError(_("--roster {path}: a CSV roster needs a column named one of {names}").format(
+                path=path, names=", ".join(_ROSTER_COLUMNS)))
         ids = [row[column].strip() for row in rows[1:] if len(row) > column and row[column].strip()
                and row[0].strip() != "Points Possible"]      # this command's own --csv, read back as a roster
     else:
         ids = [line.strip() for line in lines]
     if not ids:
-        raise ValueError(f"--roster {path} lists no student")
+        raise ValueError(_("--roster {path} lists no student").format(path=path))
     return list(dict.fromkeys(clean_name(i, 200) for i in ids))     # spelled as the grader spells folder names
 
 
@@ -113,8 +117,8 @@ def students(submissions, *, exercises_=None, roster=None):
                       "late_s": done[ex].get("late_s")}
                      if ex in done else None) for ex in columns}
         got = float(sum(r["points"] for r in rows.values() if r))
-        status = ("not submitted" if not done else "not on the roster" if roster and name not in roster
-                  else "graded")
+        status = (N_("not submitted") if not done else N_("not on the roster") if roster and name not in roster
+                  else "graded")     # the words as stored; the score tables show them translated
         late = {ex: r["late_s"] for ex, r in rows.items() if r and r.get("late_s")}
         out.append({"student": name, "status": status, "points": got, "max_points": most,
                     "percent": round(100.0 * got / most, 3) if most else 0.0, "exercises": rows, "late": late})
@@ -148,8 +152,10 @@ def csv_text(book):
     return out.getvalue()
 
 
-def late_text(late):
+def late_text(late, lang="en"):
     """``ex03 2 h 5 min late; ex05 10 min late`` from ``{exercise: seconds}``; empty when nothing was late.
+
+    In English by default (the gradebook's CSV); ``lang=None`` words it in the learner's language.
 
     Examples
     --------
@@ -162,7 +168,8 @@ def late_text(late):
         hours, minutes = divmod(rest, 60)
         return " ".join(f"{v} {u}" for v, u in ((days, "d"), (hours, "h"), (minutes, "min")) if v) or "0 min"
 
-    return "; ".join(f"{ex} {span(s)} late" for ex, s in late.items() if s)
+    return "; ".join(_("{exercise} {span} late", lang).format(exercise=ex, span=span(s)) for ex, s in late.items()
+                     if s)
 
 
 def _letter(title):
@@ -178,8 +185,8 @@ def few_takers(book):
     for ex in book[0]["exercises"]:
         took = sum(1 for s in book if s["exercises"][ex])
         if took < len(book) / 2:
-            out.append(f"{ex} was handed in by {took} of {len(book)} students and counts in everyone's maximum; "
-                       "give --exercises to grade only what was assigned")
+            out.append(_("{exercise} was handed in by {took} of {n} students and counts in everyone's maximum; give "
+                         "--exercises to grade only what was assigned").format(exercise=ex, took=took, n=len(book)))
     return out
 
 
@@ -198,31 +205,36 @@ def read_overrides(path):
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"--overrides {path}: cannot be read ({getattr(err, 'strerror', None) or err})") from None
+        raise ValueError(_("{option} {path}: cannot be read ({reason})").format(
+            option="--overrides", path=path, reason=getattr(err, "strerror", None) or err)) from None
     reader = csv.DictReader(io.StringIO(text))
     need = ("student", "exercise", "part", "points", "reason")
     if reader.fieldnames is None or any(k not in reader.fieldnames for k in need):
-        raise ValueError(f"--overrides {path}: a CSV with the columns {', '.join(need)} and one row per regrade")
+        raise ValueError(_("--overrides {path}: a CSV with the columns {names} and one row per regrade").format(
+            path=path, names=", ".join(need)))
     out = []
     for row in reader:
-        where = f"--overrides {path}, line {reader.line_num}"
+        where = _("--overrides {path}, line {number}").format(path=path, number=reader.line_num)
         first = (row.get(reader.fieldnames[0]) or "").strip()
         if not any((v or "").strip() for v in row.values() if isinstance(v, str)) or first.startswith("#"):
             continue
         try:
             points = float(row["points"])
         except (TypeError, ValueError):
-            raise ValueError(f"{where}: points must be a number; got {row['points']!r}") from None
+            raise ValueError(_("{where}: points must be a number; got {value!r}").format(
+                where=where, value=row["points"])) from None
         if not math.isfinite(points):
-            raise ValueError(f"{where}: points must be a finite number; got {row['points']!r}")
+            raise ValueError(_("{where}: points must be a finite number; got {value!r}").format(
+                where=where, value=row["points"]))
         try:
             exercise = assigned(row["exercise"] or "")
         except ValueError:
             exercise = []
         if len(exercise) != 1:
-            raise ValueError(f"{where}: exercise must be one exercise id such as ex03; got {row['exercise']!r}")
+            raise ValueError(_("{where}: exercise must be one exercise id such as ex03; got {value!r}").format(
+                where=where, value=row["exercise"]))
         if not all((row[k] or "").strip() for k in ("student", "part", "reason")):
-            raise ValueError(f"{where}: student, part and reason must not be empty")
+            raise ValueError(_("{where}: student, part and reason must not be empty").format(where=where))
         out.append({"student": clean_name(row["student"].strip(), 200), "exercise": exercise[0],
                     "part": row["part"].strip(), "points": points, "reason": clean(row["reason"].strip(), 300)})
     return out

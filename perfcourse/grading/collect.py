@@ -30,7 +30,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._lang import EDITION
+from .._lang import EDITION, _
 from .checks import exercises
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "EDITION", "Entry", "Unreadable", "find_notebooks",
@@ -107,7 +107,7 @@ def _walk(given, root):
 
 def _through_single_folders(given, real):
     """``(given, real)`` moved down past folders that hold no notebook and one folder (not a ``zh/``)."""
-    for _ in range(MAX_DEPTH):
+    for _level in range(MAX_DEPTH):
         try:
             with os.scandir(real) as it:
                 items = [e for e in itertools.islice(it, 1001) if e.name != ".ipynb_checkpoints"]
@@ -164,7 +164,8 @@ def find_notebooks(paths):
             note = None if path.name.endswith(".ipynb") else "is not a notebook (an .ipynb file)"
             entries.append(Entry(str(given), Path(os.path.realpath(path)), str(given), note, failure=note is not None))
         else:
-            raise ValueError(f"PATH must be a notebook or a folder of notebooks; {str(given)!r} does not exist")
+            raise ValueError(_("PATH must be a notebook or a folder of notebooks; {path!r} does not exist").format(
+                path=str(given)))
     return entries, empty
 
 
@@ -267,7 +268,7 @@ def choose(candidates, left=None):
     for entry, exercise, payload in candidates:
         groups.setdefault((entry.learner, exercise), []).append((entry, payload))
     chosen, passed = [], []
-    for (_, exercise), group in groups.items():
+    for (_learner, exercise), group in groups.items():
         own = exercises()[exercise][2:] + ".ipynb"
         group.sort(key=lambda item: (left(item[1]) if left else 0, _depth(item[0]), item[0].path.name != own,
                                      item[0].shown))

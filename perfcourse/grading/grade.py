@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import __version__
 from .._check import positive_int, real
+from .._lang import N_
 from .checks import PART_TIMEOUT_S, parts
 from .checks._answers import Answers
 from .classbook import apply_overrides, students
@@ -35,10 +36,10 @@ MAX_LEARNER_BYTES = 64 << 20      # notebooks read per learner, all together
 PRIVATE_CODE = "code"             # a failing cell's code: for the feedback files, never the JSON
 MAX_LEARNER_NOTEBOOKS = 200
 
-UNCOMPILED_WARNING = ("WARNING: kernels were simulated without being compiled for a GPU (no numba-cuda): a kernel "
-                      "that is not CUDA may have scored")
-UNSAFE_WARNING = ("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
-                  "sandbox); their scores cannot be trusted and they could reach this machine's files")
+UNCOMPILED_WARNING = N_("WARNING: kernels were simulated without being compiled for a GPU (no numba-cuda): a kernel "
+                        "that is not CUDA may have scored")
+UNSAFE_WARNING = N_("WARNING: graded with --unsafe: the notebooks ran as the grader's user, NOT contained (no "
+                    "sandbox); their scores cannot be trusted and they could reach this machine's files")
 
 
 def _zero(exercise, reason):

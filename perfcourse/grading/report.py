@@ -3,14 +3,17 @@
 Every text that comes from a submission (file names, error names and messages, feedback)
 goes through :func:`clean` before it is stored or printed: no control characters, no
 terminal escape sequences, no bidirectional overrides, one line, bounded length.
+
+The tables speak the learner's language (``PERFCOURSE_LANG``): their headings, totals and the
+grader's own warnings; the parts' titles and feedback are the checks' own words, in English.
 """
 
 from __future__ import annotations
 
-import gettext
 import re
 import unicodedata
 
+from .._lang import _, lookup, ngettext, pad, width
 from .checks import parts
 
 __all__ = ["clean", "clean_name", "points_text", "score", "skipped", "table", "student_table", "gradebook",
@@ -120,7 +123,7 @@ def skipped(submission, reason):
 
 
 def _notebooks(n):
-    return gettext.ngettext("{n} graded notebook", "{n} graded notebooks", n).format(n=n)
+    return ngettext("{n} graded notebook", "{n} graded notebooks", n).format(n=n)
 
 
 def points_text(x):
@@ -142,43 +145,44 @@ def table(submissions, warnings=()):
 
     ``warnings`` are printed above and below the table (grading that was not contained).
     """
-    rows = [("submission", "part", "points", "feedback")]
+    rows = [(_("submission"), _("part"), _("points"), _("feedback"))]
     notes = []
     for sub in submissions:
         name = clean_name(sub["submission"])
         for r in sub["parts"]:
             rows.append((name, clean(r["part"]), f"{_fmt(r['points'])}/{_fmt(r['max_points'])}", clean(r["feedback"])))
         if sub["parts"]:
-            rows.append((name, "total", f"{_fmt(sub['points'])}/{_fmt(sub['max_points'])}", ""))
+            rows.append((name, _("total"), f"{_fmt(sub['points'])}/{_fmt(sub['max_points'])}", ""))
         notes += [f"{name}: {clean(p)}" for p in sub["problems"]]
-    widths = [max(len(row[k]) for row in rows) for k in range(3)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
+    widths = [max(width(row[k]) for row in rows) for k in range(3)]
+    lines = ["  ".join(pad(cell, w) for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths) + "  --------")
     got, total = _totals(submissions)
-    lines.append(f"\nTotal: {_fmt(got)}/{_fmt(total)} points ({percent(got, total):.1f}%) "
-                 f"over {_notebooks(sum(1 for s in submissions if s['parts']))}")
+    lines.append("\n" + _("Total: {got}/{total} points ({percent:.1f}%) over {notebooks}").format(
+        got=_fmt(got), total=_fmt(total), percent=percent(got, total),
+        notebooks=_notebooks(sum(1 for s in submissions if s["parts"]))))
     if notes:
-        lines += ["", "Notes:"] + [f"  {n}" for n in notes]
-    warnings = [clean(w) for w in warnings]
+        lines += ["", _("Notes:")] + [f"  {n}" for n in notes]
+    warnings = [clean(lookup(w)) for w in warnings]     # the grader's own warnings, in the learner's language
     lines = warnings + lines + ([""] + warnings if warnings else [])
     return "\n".join(line.rstrip() for line in lines)
 
 
 def student_table(students):
     """One line per student: points per exercise ("-" when not submitted), the total and the status."""
+    from .classbook import late_text
+
     columns = list(students[0]["exercises"]) if students else []
-    rows = [("student", *columns, "total", "")]
+    rows = [(_("student"), *columns, _("total"), "")]
     for s in students:
         cells = [_fmt(s["exercises"][ex]["points"]) if s["exercises"][ex] else "-" for ex in columns]
-        from .classbook import late_text
-
-        status = "; ".join(x for x in ("" if s["status"] == "graded" else s["status"],
-                                       late_text(s.get("late", {}))) if x)
+        status = "; ".join(x for x in ("" if s["status"] == "graded" else lookup(s["status"]),
+                                       late_text(s.get("late", {}), lang=None)) if x)
         rows.append((clean_name(s["student"], 60), *cells, f"{_fmt(s['points'])}/{_fmt(s['max_points'])} "
                      f"({s['percent']:.1f}%)", status))
-    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1] for row in rows]
+    widths = [max(width(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    lines = ["  ".join(pad(c, w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1] for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n" + "\n".join(line.rstrip() for line in lines)
 

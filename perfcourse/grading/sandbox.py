@@ -40,6 +40,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .._lang import _
 from .hostview import closed_folders, descendants, host_uid, read_line
 from .limits import BASE_UID, THREAD_CAP, TMP_BYTES, Cgroups, kernel_uid
 from .seccomp import seccomp_filter
@@ -83,8 +84,8 @@ class Sandbox:
             raise TypeError("hide must be a list of folders, not one path")
         self.bwrap = None if unsafe else bwrap_path()
         if self.bwrap is None and not unsafe:
-            raise SandboxError("bubblewrap (bwrap) is not installed, so submissions cannot be contained; install it "
-                               "(apt-get install bubblewrap) or pass --unsafe to grade without containment")
+            raise SandboxError(_("bubblewrap (bwrap) is not installed, so submissions cannot be contained; install "
+                                 "it (apt-get install bubblewrap) or pass --unsafe to grade without containment"))
         self.contained, self.stopped, self.hidden = not unsafe, False, []
         self.as_root = os.geteuid() == 0
         self.thread_cap = THREAD_CAP if self.contained or self.as_root else None

@@ -60,8 +60,8 @@ ENV_VAR = "PERFCOURSE_BACKEND"
 CHOICES = ("numpy", "cupy")
 NOT_INSTALLED = N_("CuPy not installed")
 # how to get CuPy, for the messages that refuse to run without it
-INSTALL_CUPY = ('install CuPy with  python -m pip install -e ".[gpu]"  in the course\'s folder (CUDA 12 drivers; '
-                "for CUDA 13 drivers:  python -m pip install cupy-cuda13x)")
+INSTALL_CUPY = N_('install CuPy with  python -m pip install -e ".[gpu]"  in the course\'s folder (CUDA 12 drivers; '
+                  "for CUDA 13 drivers:  python -m pip install cupy-cuda13x)")
 
 _CACHED: Backend | None = None
 # assumed last-level cache when the device does not report one: the L3 of a typical desktop CPU,
@@ -182,16 +182,17 @@ def announce():
 
 def _choose(forced):
     if forced not in ("", "auto") + CHOICES:
-        raise ValueError(f"{ENV_VAR} must be one of 'numpy', 'cupy' or unset; got {forced!r}")
+        raise ValueError(_("{variable} must be one of 'numpy', 'cupy' or unset; got {value!r}").format(
+            variable=ENV_VAR, value=forced))
     if forced == "numpy":
         return _numpy_backend(N_("PERFCOURSE_BACKEND=numpy forces NumPy"))
     cupy, why = probe_cupy()
     if cupy is not None:
         return _cupy_backend(cupy, f"{ENV_VAR}=cupy" if forced == "cupy" else N_("cupy.cuda.is_available() is true"))
     if forced == "cupy":
-        hint = f"; {INSTALL_CUPY}" if why == NOT_INSTALLED else ""
-        raise RuntimeError(f"{ENV_VAR}=cupy, but the GPU backend cannot be used: {why}{hint}. "
-                           f"Unset {ENV_VAR} or set it to numpy to run on the CPU.")
+        hint = f"; {lookup(INSTALL_CUPY)}" if why == NOT_INSTALLED else ""
+        raise RuntimeError(_("{variable}=cupy, but the GPU backend cannot be used: {why}{hint}. Unset {variable} or "
+                             "set it to numpy to run on the CPU.").format(variable=ENV_VAR, why=lookup(why), hint=hint))
     return _numpy_backend(why)
 
 

@@ -8,6 +8,7 @@ Examples
 
 from __future__ import annotations
 
+from .._lang import _, pad, width
 from ..units import format_bytes, si
 
 __all__ = ["rows", "report"]
@@ -22,34 +23,38 @@ def rows(ceilings, sheet=None):
         return label, si(measured, unit), si(peak, unit), pct
 
     bw = sheet.memory_bandwidth if sheet else None
-    out = [row("memory bandwidth, copy (2N counted)", ceilings.copy_bandwidth, bw, "B/s"),
-           row("memory bandwidth, triad (3N counted)", ceilings.triad_bandwidth, bw, "B/s")]
+    out = [row(_("memory bandwidth, copy (2N counted)"), ceilings.copy_bandwidth, bw, "B/s"),
+           row(_("memory bandwidth, triad (3N counted)"), ceilings.triad_bandwidth, bw, "B/s")]
     for dtype, rate in ceilings.matmul_flops.items():
         n = ceilings.matmul_sizes[dtype]
         peak = sheet.peak_flops(_DATASHEET_KEY[dtype]) if sheet and dtype in _DATASHEET_KEY else None
         out.append(row(f"matmul {dtype} ({n}^3)", rate, peak, "FLOP/s"))
     if ceilings.backend == "cupy":
-        out.append(row("kernel launch, back to back", ceilings.launch_s, None, "s"))
-        out.append(row("kernel launch + synchronize", ceilings.launch_sync_s, None, "s"))
+        out.append(row(_("kernel launch, back to back"), ceilings.launch_s, None, "s"))
+        out.append(row(_("kernel launch + synchronize"), ceilings.launch_sync_s, None, "s"))
     else:
-        out.append(row("one small NumPy call", ceilings.launch_s, None, "s"))
+        out.append(row(_("one small NumPy call"), ceilings.launch_s, None, "s"))
     return out
 
 
 def report(ceilings, sheet=None):
-    """The bench table as text, with a header naming the device and the datasheet's source."""
+    """The bench table as text, with a header naming the device and the datasheet's source (in the learner's
+    language, the figures as they are)."""
     cols = 4 if sheet else 2   # no datasheet: measured figures only
-    table = [r[:cols] for r in [("figure", "measured", "datasheet", "% of datasheet")] + rows(ceilings, sheet)]
-    widths = [max(len(r[i]) for r in table) for i in range(cols)]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in
+    head = (_("figure"), _("measured"), _("datasheet"), _("{percent} of datasheet").format(percent="%"))
+    table = [r[:cols] for r in [head] + rows(ceilings, sheet)]
+    widths = [max(width(r[i]) for r in table) for i in range(cols)]
+    lines = ["  ".join(pad(cell, w) if i == 0 else " " * (w - width(cell)) + cell for i, (cell, w) in
                        enumerate(zip(r, widths, strict=True))) for r in table]
-    lines.insert(1, "-" * len(lines[0]))
-    lines.insert(0, f"device: {ceilings.device} ({ceilings.backend}), measured {ceilings.date}")
-    stream = f"STREAM arrays: {ceilings.stream_elements:,} {ceilings.stream_dtype} elements each"
+    lines.insert(1, "-" * width(lines[0]))
+    lines.insert(0, _("device: {device} ({backend}), measured {date}").format(
+        device=ceilings.device, backend=ceilings.backend, date=ceilings.date))
+    stream = _("STREAM arrays: {n:,} {dtype} elements each").format(n=ceilings.stream_elements,
+                                                                   dtype=ceilings.stream_dtype)
     if ceilings.cache_bytes:
-        stream += f" (last-level cache {format_bytes(ceilings.cache_bytes)})"
+        stream += _(" (last-level cache {size})").format(size=format_bytes(ceilings.cache_bytes))
     lines.append(stream)
     if sheet:
-        lines.append(f"datasheet: {sheet.name}; source: {sheet.source}")
-    lines += [f"note: {n}" for n in ceilings.notes]
+        lines.append(_("datasheet: {name}; source: {source}").format(name=sheet.name, source=sheet.source))
+    lines += [_("note: {note}").format(note=n) for n in ceilings.notes]
     return "\n".join(lines)

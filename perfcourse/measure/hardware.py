@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from .._lang import _
 from ..models.datasheets import Datasheet, datasheet, names, table
 from . import backend as _backend
 
@@ -30,8 +31,8 @@ def device_datasheet(backend=None, *, quiet=False):
     b = backend or _backend.get()
     if not b.on_gpu:
         if not quiet:
-            print(f"No datasheet for a CPU ({b.device}): perfcourse keeps GPU datasheets only; "
-                  f"the measured ceilings are the reference here.")
+            print(_("No datasheet for a CPU ({device}): perfcourse keeps GPU datasheets only; the measured ceilings "
+                    "are the reference here.").format(device=b.device))
         return None
     return datasheet(b.device, quiet=quiet)
 

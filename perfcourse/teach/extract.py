@@ -11,6 +11,8 @@
 - **The question bank** (``locale/zh/LC_MESSAGES/questions.po``): each question's prompt,
   explanation and choices, keyed ``"<question id>#prompt"``, ``"#why"`` and ``"#choice-a"``... like
   the notebooks' paragraphs (see :mod:`perfcourse.teach.catalog`).
+- **The glossary** (``locale/zh/LC_MESSAGES/glossary.po``): each term, whose translation is its
+  Chinese forms, and its definition, keyed ``"<term key>#names"`` and ``"#definition"``.
 
 Examples
 --------
@@ -30,8 +32,8 @@ from pathlib import Path
 
 from .._lang import fields
 
-__all__ = ["source_messages", "package_messages", "widget_labels", "question_entries", "merge_messages",
-           "message_problems", "new_message_catalog", "WIDGET_MAKERS", "KEYWORDS"]
+__all__ = ["source_messages", "package_messages", "widget_labels", "question_entries", "glossary_entries",
+           "keyed_catalogs", "merge_messages", "message_problems", "new_message_catalog", "WIDGET_MAKERS", "KEYWORDS"]
 
 WIDGET_MAKERS = ("slider", "log_slider", "dropdown")
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}   # Babel's keyword specs: which arguments are messages
@@ -132,6 +134,30 @@ def question_entries(bank):
         out += [(f"{qid}#prompt", q.prompt), (f"{qid}#why", q.why)]
         out += [(f"{qid}#choice-{letter}", text) for letter, text in zip(q.letters(), q.choices, strict=True)]
     return out
+
+
+def glossary_entries(terms):
+    """``[(msgctxt, English), ...]`` of the glossary's terms: each term's name and its definition."""
+    return [entry for t in terms for entry in ((f"{t.key}#names", t.english), (f"{t.key}#definition", t.definition))]
+
+
+def keyed_catalogs():
+    """The catalogs keyed by place that are no notebook's: ``[(name, [(msgctxt, English)], source, place)]``.
+
+    ``name`` is the catalog's file name without ``.po``; ``source`` where its English is kept;
+    ``place(msgctxt)`` names where an entry's English is (a question and its field, a term and its field).
+    """
+    from .glossary import TERMS
+    from .selftest import bank
+
+    def place(kind):
+        def where(ctxt):
+            unit, field = ctxt.rsplit("#", 1)
+            return f"{kind} {unit!r}, {field}"
+        return where
+
+    return [("questions", question_entries(bank()), "perfcourse/teach/questions", place("question")),
+            ("glossary", glossary_entries(TERMS), "perfcourse/teach/glossary.py", place("term"))]
 
 
 def new_message_catalog(language):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._lang import _
+
 __all__ = ["Lesson", "LESSONS", "FIRST", "lesson", "numbers"]
 
 
@@ -98,5 +100,5 @@ def lesson(number):
     for x in LESSONS:
         if x.number == number:
             return x
-    raise ValueError(f"no lesson {number:02d}; the lessons are numbered {LESSONS[0].number:02d} to "
-                     f"{LESSONS[-1].number:02d}")
+    raise ValueError(_("no lesson {number:02d}; the lessons are numbered {first:02d} to {last:02d}").format(
+        number=number, first=LESSONS[0].number, last=LESSONS[-1].number))

@@ -180,7 +180,7 @@ def load(path=None, *, strict=False):
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         if strict:
-            raise ValueError(f"{path} is not a prediction log: it is not UTF-8 text") from None
+            raise ValueError(_("{path} is not a prediction log: it is not UTF-8 text").format(path=path)) from None
         return []
     entries = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -190,8 +190,9 @@ def load(path=None, *, strict=False):
             entries.append(_entry(json.loads(line)))
         except (ValueError, TypeError, KeyError):
             if strict:
-                raise ValueError(f"{path} is not a prediction log: line {number} is not a record (one JSON object "
-                                 "per line with key, lesson, guess, model, measured and unit)") from None
+                raise ValueError(_("{path} is not a prediction log: line {number} is not a record (one JSON object "
+                                   "per line with key, lesson, guess, model, measured and unit)").format(
+                                       path=path, number=number)) from None
     return entries
 
 

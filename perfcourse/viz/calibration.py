@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..models.verdicts import CLOSE_RATIO
+from .fonts import _
 from .style import WIDE, axes, finish
 
 __all__ = ["plot_calibration"]
@@ -25,15 +26,15 @@ def plot_calibration(rows, ax=None, *, title=None):
     ax = axes(ax, WIDE)
     x = np.arange(len(rows))
     band = math.log2(CLOSE_RATIO)
-    ax.axhspan(-band, band, color="0.9", label=f"close (within {CLOSE_RATIO:g}x)")
+    ax.axhspan(-band, band, color="0.9", label=_("close (within {band:g}x)").format(band=CLOSE_RATIO))
     ax.axhline(0, color="0.5", lw=0.8)
     guessed = [(i, r[2]) for i, r in enumerate(rows) if r[2] is not None]
     if guessed:
         gx, gy = zip(*guessed, strict=True)
-        ax.plot(gx, gy, "o-", color="tab:blue", label="your guess / measured")
-    ax.plot(x, [r[3] for r in rows], "x", color="tab:orange", markersize=8, label="model / measured")
+        ax.plot(gx, gy, "o-", color="tab:blue", label=_("your guess / measured"))
+    ax.plot(x, [r[3] for r in rows], "x", color="tab:orange", markersize=8, label=_("model / measured"))
     ax.set_xticks(x, [r[0] for r in rows], rotation=60, ha="right", fontsize=7)
-    ax = finish(ax, ylabel="log2(prediction / measured): +1 = 2x too high", title=title, grid=False,
+    ax = finish(ax, ylabel=_("log2(prediction / measured): +1 = 2x too high"), title=title, grid=False,
                 legend_loc="upper right")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))   # beside the points, never over them
     return ax

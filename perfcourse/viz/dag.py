@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..models.dag import Dag
+from .fonts import _
 from .style import TALL, axes
 
 __all__ = ["draw_dag"]
@@ -61,10 +62,11 @@ def draw_dag(dag, ax=None, *, title=None):
         ax.scatter([x], [y], s=330, c=color, edgecolors="tab:red" if node in critical else "0.3", zorder=2)
         ax.annotate(dag.labels[node], (x, y), ha="center", va="center", fontsize=7, zorder=3)
     ax.set_yticks(range(0, -dag.span - 1, -1), [str(k) for k in range(dag.span + 1)])
-    ax.set_ylabel("step (depth)")
+    ax.set_ylabel(_("step (depth)"))
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
-    counts = f"work T1 = {dag.work}, span T_inf = {dag.span}, parallelism = {dag.parallelism:.2f}"
+    counts = _("work T1 = {work}, span T_inf = {span}, parallelism = {parallelism:.2f}").format(
+        work=dag.work, span=dag.span, parallelism=dag.parallelism)
     ax.set_title(f"{title}\n{counts}" if title else counts, fontsize=9)
     return ax

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._check import real
+from .fonts import _
 from .style import FONT_SMALL, PERCENTILE_STYLES, axes, finish
 
 __all__ = ["plot_latency_by_batch", "plot_latency_throughput"]
@@ -27,13 +28,14 @@ def plot_latency_by_batch(timings, ax=None, *, slo=None, model=None, title=None)
     batches = _checked_timings(timings)
     ax = axes(ax)
     for q, style in PERCENTILE_STYLES:
-        ax.loglog(batches, [timings[b].percentile(q) * 1e3 for b in batches], style, label=f"p{q} measured")
+        ax.loglog(batches, [timings[b].percentile(q) * 1e3 for b in batches], style,
+                  label=_("p{q} measured").format(q=q))
     if model is not None:
         label, xs, ys = model
         ax.loglog(xs, np.asarray(ys) * 1e3, "k-", lw=1, alpha=0.6, label=label)
     if slo is not None:
         ax.axhline(real("slo", slo, low=0, low_open=True) * 1e3, color="tab:red", lw=1, label="SLO")
-    return finish(ax, xlabel="batch b [rows per call]", ylabel="latency per call [ms]", title=title)
+    return finish(ax, xlabel=_("batch b [rows per call]"), ylabel=_("latency per call [ms]"), title=title)
 
 
 def plot_latency_throughput(timings, ax=None, *, q=50, title=None, model=None):
@@ -57,14 +59,14 @@ def plot_latency_throughput(timings, ax=None, *, q=50, title=None, model=None):
     ax = axes(ax)
     lat = np.array([timings[b].percentile(q) for b in batches])
     thr = np.array(batches) / lat
-    ax.loglog(lat * 1e3, thr, "o-", label=f"measured (p{q:g})")
+    ax.loglog(lat * 1e3, thr, "o-", label=_("measured (p{q:g})").format(q=q))
     if model is not None:
         if not isinstance(model, dict) or sorted(model) != batches:
             raise ValueError(f"model must map each batch size ({batches}) to the model's seconds; got {model!r}")
         m = np.array([real(f"model seconds at b={b}", model[b], low=0, low_open=True) for b in batches])
-        ax.loglog(m * 1e3, np.array(batches) / m, "k-", lw=1, alpha=0.6, label="model")
+        ax.loglog(m * 1e3, np.array(batches) / m, "k-", lw=1, alpha=0.6, label=_("model"))
     for b, x, y in zip(batches, lat * 1e3, thr, strict=True):
         ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=FONT_SMALL - 1)
     ax.margins(0.12)
-    return finish(ax, xlabel=f"latency per call, p{q:g} [ms]", ylabel="throughput [rows/s]", title=title,
+    return finish(ax, xlabel=_("latency per call, p{q:g} [ms]").format(q=q), ylabel="throughput [rows/s]", title=title,
                   legend=model is not None)

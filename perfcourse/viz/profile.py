@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fonts import _
 from .style import KIND_COLORS, WIDE, axes, finish
 
 __all__ = ["plot_breakdowns"]
@@ -24,7 +25,7 @@ def plot_breakdowns(breakdowns, ax=None, *, title=None):
     bottom = np.zeros(len(labels))
     for kind, color in KIND_COLORS.items():
         heights = np.array([breakdowns[k].get(kind, 0.0) for k in labels]) * 1e3
-        ax.bar(labels, heights, bottom=bottom, label=kind, color=color)
+        ax.bar(labels, heights, bottom=bottom, label=_("other") if kind == "other" else kind, color=color)
         bottom += heights
     ax.tick_params(axis="x", labelsize=8)
-    return finish(ax, ylabel="wall time per batch [ms]", title=title, grid=False)
+    return finish(ax, ylabel=_("wall time per batch [ms]"), title=title, grid=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._check import real
 from ..models.roofline import attainable_flops
+from .fonts import _
 from .roofline import plot_roofline
 from .style import FONT_SMALL
 
@@ -19,7 +20,7 @@ __all__ = ["plot_roofline_points"]
 _MARKERS = "osD^vP*Xph<>"
 
 
-def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, label="roof", roofs=(),
+def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, label=None, roofs=(),
                          intensity_range=(1e-2, 1e4), title=None):
     """Draw the roof like ``plot_roofline`` and each point with its own marker, named in a legend.
 
@@ -47,7 +48,8 @@ def plot_roofline_points(peak_flops, peak_bandwidth, points=(), *, ax=None, labe
         pct = 100 * a / attainable_flops(i, peak_flops, peak_bandwidth)
         # each later point smaller and on top: two points at the same place stay visible as a ring and a dot
         ax.loglog([i], [a], _MARKERS[k % len(_MARKERS)], ms=max(4.0, 11.0 - 1.5 * k), ls="none",
-                  markeredgecolor="k", markeredgewidth=0.6, zorder=3 + k, label=f"{name}: {pct:.0f}% of roof")
-    ax.set_ylabel("rate [FLOP/s]: lines attainable, markers achieved")
+                  markeredgecolor="k", markeredgewidth=0.6, zorder=3 + k,
+                  label=_("{name}: {percent} of roof").format(name=name, percent=f"{pct:.0f}%"))
+    ax.set_ylabel(_("rate [FLOP/s]: lines attainable, markers achieved"))
     ax.legend(fontsize=FONT_SMALL, loc="center left", bbox_to_anchor=(1.02, 0.5))
     return ax

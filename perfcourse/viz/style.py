@@ -1,10 +1,13 @@
 """The one look of the course's figures: sizes, colours, grids, and how an ``ax`` is obtained.
 
 Every plotting function in :mod:`perfcourse.viz` takes ``ax=None`` (a new figure of the
-course's size is made), draws, and returns the ``Axes``; none calls ``plt.show()``.
+course's size is made), draws, and returns the ``Axes``; none calls ``plt.show()``. Its labels
+are in the learner's language (:mod:`.fonts`).
 """
 
 from __future__ import annotations
+
+from .fonts import figure_language
 
 __all__ = ["FIGSIZE", "WIDE", "TALL", "WIDGET_FIGSIZE", "WIDGET_DPI", "KIND_COLORS", "PERCENTILE_STYLES",
            "FONT_SMALL", "axes", "finish"]
@@ -22,7 +25,11 @@ PERCENTILE_STYLES = ((50, "o-"), (95, "s--"), (99, "^:"))
 
 
 def axes(ax=None, figsize=FIGSIZE):
-    """``ax`` itself, or the axes of a new figure of ``figsize`` when ``ax`` is None."""
+    """``ax`` itself, or the axes of a new figure of ``figsize`` when ``ax`` is None.
+
+    In the Chinese edition a font with Chinese glyphs is registered first (see :mod:`.fonts`).
+    """
+    figure_language()
     if ax is not None:
         if not hasattr(ax, "plot"):
             raise TypeError(f"ax must be a matplotlib Axes or None; got {type(ax).__name__}")

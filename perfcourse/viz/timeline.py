@@ -7,6 +7,7 @@ import numpy as np
 from .._check import choice
 from ..models.launches import Timeline
 from ..units import format_seconds, per_second
+from .fonts import _
 from .style import WIDE, axes
 
 __all__ = ["draw_timeline"]
@@ -24,14 +25,16 @@ def draw_timeline(timeline, ax=None, *, unit="ms", title=None):
     t = timeline
     ax = axes(ax, WIDE)
     ax.scatter(t.issued * scale, np.full(t.issued.size, 1.0), marker="|", s=300, color="tab:blue",
-               label="launch returns on the host")
+               label=_("launch returns on the host"))
     ax.broken_barh([(s * scale, (e - s) * scale) for s, e in zip(t.start, t.end, strict=True)], (-0.35, 0.7),
-                   facecolors="tab:orange", edgecolors="white", label="kernel runs on the device")
-    ax.axvline(t.host_s * scale, color="tab:blue", ls="--", label=f"timer without sync: {format_seconds(t.host_s)}")
-    ax.axvline(t.device_s * scale, color="tab:red", ls="-", label=f"timer after sync: {format_seconds(t.device_s)}")
+                   facecolors="tab:orange", edgecolors="white", label=_("kernel runs on the device"))
+    ax.axvline(t.host_s * scale, color="tab:blue", ls="--",
+               label=_("timer without sync: {time}").format(time=format_seconds(t.host_s)))
+    ax.axvline(t.device_s * scale, color="tab:red", ls="-",
+               label=_("timer after sync: {time}").format(time=format_seconds(t.device_s)))
     ax.set_yticks([0, 1], ["device", "host"])
     ax.set_ylim(-0.8, 1.8)
-    ax.set_xlabel(f"time since the first launch [{unit}]")
+    ax.set_xlabel(_("time since the first launch [{unit}]").format(unit=unit))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     if title:
         ax.set_title(title, fontsize=9)
