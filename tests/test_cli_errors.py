@@ -113,7 +113,7 @@ def test_debug_adds_the_traceback_to_an_expected_failure(how, capsys, monkeypatc
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "ValueError: no lesson 99" in err
-    assert err.splitlines()[-1] == "perfcourse present: no lesson 99; the lessons are numbered 00 to 10"
+    assert err.splitlines()[-1] == "perfcourse present: no lesson 99; the lessons are numbered 00 to 11"
 
 
 def test_without_debug_an_expected_failure_has_no_traceback(capsys, monkeypatch):
@@ -234,7 +234,7 @@ def chinese(monkeypatch):
     (["predictions", "--log", "{t}/missing.jsonl"], 1, "perfcourse predictions: ", "处没有预测记录"),
     (["predictions", "--log", "{t}/notes.txt"], 1, "perfcourse predictions: ", "不是预测记录：第 1 行不是一条记录"),
     (["predictions", "--plot", "{t}/plot.txt"], 2, "perfcourse predictions: ", "--plot 的扩展名必须是"),
-    (["present", "42", "--dry-run"], 2, "perfcourse present: ", "没有第 42 课；课程编号从 00 到 10"),
+    (["present", "42", "--dry-run"], 2, "perfcourse present: ", "没有第 42 课；课程编号从 00 到 11"),
     (["site", "--out", "{t}/afile"], 2, "perfcourse site: ", "是一个文件；请给出一个新的或空的文件夹"),
     (["glossary", "zzzz"], 1, "perfcourse glossary: ", "没有与 'zzzz' 匹配的术语"),
     (["lab", "--lang", "fr", "--dry-run"], 2, "perfcourse lab: ", "--lang：语言必须是"),

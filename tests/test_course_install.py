@@ -53,8 +53,8 @@ def test_each_notebook_opens_with_its_lesson_heading(lesson):
 
 def test_lesson_lookup_checks_its_argument():
     assert lessons.lesson(3).slug == "amdahl" and lessons.numbers()[-1] == LESSONS[-1].number
-    with pytest.raises(ValueError, match="no lesson 11; the lessons are numbered 00 to 10"):
-        lessons.lesson(11)
+    with pytest.raises(ValueError, match="no lesson 12; the lessons are numbered 00 to 11"):
+        lessons.lesson(12)
     for bad in ("3", 3.0, True, None):
         with pytest.raises(TypeError, match="lesson number must be a whole number"):
             lessons.lesson(bad)

@@ -286,7 +286,7 @@ def test_instructor_guide_covers_every_lesson_and_the_grader():
     guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
     for n, slug in enumerate(["00_start_here", "01_latency_throughput", "02_work_span", "03_amdahl",
                               "04_gustafson", "05_roofline", "06_littles_law", "07_scaling_efficiency",
-                              "08_optimization_order", "09_hand_calculations", "10_self_test"]):
+                              "08_optimization_order", "09_hand_calculations", "10_self_test", "11_serve_a_model"]):
         assert f"`{slug}.ipynb`" in guide and f"### {n:02d} · " in guide
     for phrase in ("bubblewrap", "--unsafe", "What is not contained", "perfcourse grade submissions/",
                    "--fail-under", "JupyterHub",

@@ -118,9 +118,9 @@ def test_lab_dry_run_with_dir_plans_a_copy(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, code, message", [
     (["present", "42", "--dry-run"], 2, "perfcourse present: no lesson 42"),
-    (["present", "99"], 2, "perfcourse present: no lesson 99; the lessons are numbered 00 to 10"),
-    (["present", "11"], 2, "perfcourse present: no lesson 11; the lessons are numbered 00 to 10"),
-    (["present", "-1"], 2, "perfcourse present: no lesson -1; the lessons are numbered 00 to 10"),
+    (["present", "99"], 2, "perfcourse present: no lesson 99; the lessons are numbered 00 to 11"),
+    (["present", "12"], 2, "perfcourse present: no lesson 12; the lessons are numbered 00 to 11"),
+    (["present", "-1"], 2, "perfcourse present: no lesson -1; the lessons are numbered 00 to 11"),
     (["glossary", "zzzz"], 1, "perfcourse glossary: No glossary term matches 'zzzz'"),
     (["site", "--notebooks", "/nonexistent-folder", "--out", "x"], 2, "perfcourse site: nbdir must be a folder"),
     (["make-exercises", "--solutions", "/nonexistent-folder"], 2, "perfcourse make-exercises: solutions must be"),

@@ -79,8 +79,8 @@ def test_present_finds_lessons_and_builds_voila_command(tmp_path, capsys):
     assert "voila" in cmd and "--port=8899" in cmd and "--strip_sources=True" in cmd
     with pytest.raises(ValueError, match="lesson 07 has no notebook 07_scaling_efficiency.ipynb"):
         present.find_lesson(7, tmp_path)
-    with pytest.raises(ValueError, match="no lesson 11"):
-        present.find_lesson(11, tmp_path)
+    with pytest.raises(ValueError, match="no lesson 12"):
+        present.find_lesson(12, tmp_path)
     with pytest.raises(TypeError, match="lesson number"):
         present.find_lesson("3", tmp_path)
 
