@@ -83,22 +83,30 @@ def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
 
 
 def fit_step_time(tokens, seconds):
-    """The least-squares line ``seconds = t0 + t1 x tokens`` through measured steps, as a simulator service.
+    """A line ``seconds = t0 + t1 x tokens`` through measured steps, as a simulator service.
 
     ``tokens`` is what each step processed (a decode batch's size, or prefill tokens plus
-    decodes); ``seconds`` its time. Negative fitted terms are set to 0.
+    decodes); ``seconds`` its time. Steps with the same token count are taken together at their
+    median, and the line is fitted through those medians weighted by how many steps each holds:
+    a step stalled by another program counts as one slow sample of its group, not as a point that
+    tilts the line. Negative fitted terms are set to 0.
 
     Examples
     --------
     >>> fit_step_time([1, 2, 4], [0.011, 0.012, 0.014])([1, 10]).round(4).tolist()
     [0.011, 0.02]
+    >>> fit_step_time([1, 1, 1, 2, 2, 2], [0.011, 0.011, 0.9, 0.012, 0.012, 0.012])([1, 2]).round(4).tolist()
+    [0.011, 0.012]
     """
     x = real("tokens", np.atleast_1d(tokens), low=0).astype(np.float64)
     y = real("seconds", np.atleast_1d(seconds), low=0, low_open=True)
     if x.shape != y.shape or x.ndim != 1 or np.unique(x).size < 2:
         raise ValueError(f"tokens and seconds must be 1-D of one length with at least two different token counts; "
                          f"got {x.tolist()} and shape {y.shape}")
-    t1, t0 = np.polyfit(x, y, 1)
+    counts = np.unique(x)
+    weights = np.array([np.sum(x == c) for c in counts], dtype=np.float64)
+    medians = np.array([np.median(y[x == c]) for c in counts])
+    t1, t0 = np.polyfit(counts, medians, 1, w=np.sqrt(weights))
     return affine(max(float(t0), 0.0), max(float(t1), 0.0))
 
 
