@@ -76,3 +76,13 @@ def test_serve_and_the_timers_name_what_is_wrong():
         llmserve.decode_timing(model, 3, 8)
     with pytest.raises(TypeError, match="model must be a perfcourse.labs.llm.Model"):
         llmserve.prefill_timing("tiny", 8)
+
+
+def test_a_duration_serves_the_requests_that_arrive_within_it(monkeypatch):
+    reqs = q.token_requests(40, 200.0, prompt=(3, 6), answer_mean=3, answer_max=6, seed=2)
+    model = llm.Model("tiny", slots=4, seed=0)
+    half = float(reqs.arrival[19])
+    run = llmserve.serve(model, reqs, max_batch=4, duration=half)
+    assert len(run.trace) == 20 and np.array_equal(run.requests.arrival, reqs.arrival[:20])
+    monkeypatch.setenv("PERFCOURSE_TIME_SCALE", "0.5")
+    assert len(llmserve.serve(model, reqs, max_batch=4, duration=2 * half).trace) == 20

@@ -112,9 +112,10 @@ def fit_step_time(tokens, seconds):
 
 @dataclass(frozen=True)
 class Served:
-    """A served run: the per-request :class:`Trace` and every step's tokens and seconds."""
+    """A served run: the per-request :class:`Trace`, the requests served, and every step's tokens and seconds."""
 
     trace: Trace
+    requests: Requests
     step_tokens: np.ndarray
     step_seconds: np.ndarray
     max_batch: int
@@ -125,7 +126,7 @@ class Served:
         return fit_step_time(self.step_tokens, self.step_seconds)
 
 
-def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0):
+def serve(model, requests, *, max_batch, token_budget=None, duration=None, seed=0, timeout=60.0):
     """Serve ``requests`` with real model steps under continuous batching; return a :class:`Served`.
 
     Parameters
@@ -138,6 +139,9 @@ def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0
         Most sequences running at once.
     token_budget : int or None
         Most tokens in one step (prefills of those joining plus one per running sequence).
+    duration : float or None
+        Serve only the requests that arrive in the first ``duration`` seconds, times
+        :func:`~perfcourse.measure.timing.time_scale` (the lessons' test run serves a tenth); None: all.
     seed : int
         Seed of the prompts' token ids (their values do not change the time).
     timeout : float
@@ -158,6 +162,10 @@ def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0
     m = positive_int("max_batch", max_batch)
     budget = math.inf if token_budget is None else positive_int("token_budget", token_budget)
     timeout = real("timeout", timeout, low=0, low_open=True)
+    if duration is not None:
+        cut = real("duration", duration, low=0, low_open=True) * timing.time_scale()
+        keep = max(int(np.searchsorted(requests.arrival, cut, side="right")), 1)
+        requests = Requests(*(x[:keep] for x in (requests.arrival, requests.prompt_tokens, requests.output_tokens)))
     a, prompt, out = requests.arrival, requests.prompt_tokens, requests.output_tokens
     if m > model.n_slots:
         raise ValueError(f"max_batch must be <= the model's {model.n_slots} KV-cache slots; got {m}")
@@ -215,5 +223,5 @@ def serve(model, requests, *, max_batch, token_budget=None, seed=0, timeout=60.0
     steps = StepLog(*(np.array(x, dtype=np.float64) for x in log[:3]), np.array(log[3], dtype=np.int64))
     trace = Trace(a.astype(np.float64), start, finish, batch, size, "continuous (served)", first_token=first,
                   output_tokens=out.astype(np.int64), steps=steps)
-    return Served(trace, np.array(log[4], dtype=np.int64), steps.seconds, m,
+    return Served(trace, requests, np.array(log[4], dtype=np.int64), steps.seconds, m,
                   None if token_budget is None else int(budget))
