@@ -86,3 +86,11 @@ def test_a_duration_serves_the_requests_that_arrive_within_it(monkeypatch):
     assert len(run.trace) == 20 and np.array_equal(run.requests.arrival, reqs.arrival[:20])
     monkeypatch.setenv("PERFCOURSE_TIME_SCALE", "0.5")
     assert len(llmserve.serve(model, reqs, max_batch=4, duration=2 * half).trace) == 20
+
+
+def test_a_served_run_reports_how_steady_its_steps_were():
+    reqs = _requests(n=30, rate=300.0, seed=4)
+    run = llmserve.serve(llm.Model("tiny", slots=4, seed=0), reqs, max_batch=4)
+    t = run.step_timing()
+    sizes, counts = np.unique(run.step_tokens, return_counts=True)
+    assert t.n == counts.max() and f"served steps of {sizes[np.argmax(counts)]} tokens" == t.name

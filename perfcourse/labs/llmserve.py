@@ -121,6 +121,19 @@ class Served:
     max_batch: int
     token_budget: int | None
 
+    def step_timing(self):
+        """The steps that processed the most common token count, as a Timing: how steady the served run was.
+
+        Steps of one size do the same work, so their spread is the run's noise (other programs
+        taking the cores); a NOISY result means the run's latencies say more about the machine's
+        load than about the server.
+        """
+        sizes, counts = np.unique(self.step_tokens, return_counts=True)
+        k = int(sizes[np.argmax(counts)])
+        b = _backend.get()
+        return timing.Timing.from_samples(self.step_seconds[self.step_tokens == k], name=f"served steps of {k} tokens",
+                                          backend=b.name, device=b.device)
+
     def step_model(self):
         """The line ``seconds = t0 + t1 x tokens`` through this run's steps (:func:`fit_step_time`)."""
         return fit_step_time(self.step_tokens, self.step_seconds)
