@@ -135,6 +135,7 @@ def _retire(heap, steps_done, clock, finish):
 
 
 def _run(a, prompt, out, step, m, budget):
+    """The simulation itself: each request's start, first token, finish and batch, and the log of its steps."""
     n = len(a)
     start, first, finish, batch, size = [0.0] * n, [0.0] * n, [0.0] * n, [0] * n, [0] * n
     log = ([], [], [], [])  # per run of identical steps: start, end, seconds per step, token gaps it made
