@@ -213,3 +213,46 @@ def test_another_package_route_to_a_parts_answer_is_withheld_too(tmp_path, solut
     cell, index, reason = OTHER_ROUTES[solution]
     sub = _graded_with(tmp_path, solution, cell)
     assert sub["parts"][index]["points"] == 0 and reason in sub["parts"][index]["feedback"], sub["parts"][index]
+
+
+# exercise 14 answered with the package's continuous-batching simulator: through simulate, continuous_batch,
+# and the loop behind it
+SHORTCUT_14 = r'''
+import perfcourse.queueing.continuous as _c
+
+def deployment_ttft(requests, step_s, replicas, max_batch, token_budget):
+    a, p, o = (np.asarray(requests[k]) for k in ("arrival", "prompt_tokens", "output_tokens"))
+    out = np.zeros(a.size)
+    for r in range(replicas):
+        out[r::replicas] = pc.queueing.simulate("continuous", a[r::replicas], pc.queueing.affine(*step_s),
+                                                prompt_tokens=p[r::replicas], output_tokens=o[r::replicas],
+                                                max_batch=max_batch, token_budget=token_budget).ttft
+    return out
+
+def _p99(requests, step_s, replicas, max_batch, token_budget):
+    first = []
+    for r in range(replicas):
+        a = requests["arrival"][r::replicas].tolist()
+        p, o = requests["prompt_tokens"][r::replicas].tolist(), requests["output_tokens"][r::replicas].tolist()
+        step = (step_s[0] + step_s[1] * np.arange(max_batch * max(p) + 1)).tolist()
+        (_, got, _, _, _), _ = _c._run(a, p, o, step, max_batch, token_budget)
+        first += (np.array(got) - np.array(a)).tolist()
+    return np.percentile(first, 99)
+
+def size_deployment(problem):
+    requests = requests_of(problem)
+    m = int(problem["kv_bytes"] // ((problem["prompt"][1] + problem["answer_max"]) * problem["kv_bytes_per_token"]))
+    b, r = m * problem["prompt"][1], 1
+    while _p99(requests, (problem["t0_s"], problem["t1_s"]), r, m, b) > problem["slo_s"]:
+        r += 1
+    return r, m, b
+'''
+
+
+@pytest.mark.skipif(UNSAFE, reason="withholding needs the sandbox's own copy of the package")
+def test_a_deployment_sized_with_the_packages_simulator_scores_nothing(tmp_path):
+    sub = _graded_with(tmp_path, "14_size_a_deployment.ipynb", SHORTCUT_14)
+    assert [p["points"] for p in sub["parts"]] == [0, 0, 0, 0], sub["parts"]
+    assert "perfcourse.queueing.simulator.simulate is withheld while exercise 14" in sub["parts"][0]["feedback"]
+    assert all("perfcourse.queueing.continuous._run is withheld while exercise 14" in p["feedback"]
+               for p in sub["parts"][1:]), sub["parts"]

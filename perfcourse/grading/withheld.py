@@ -43,6 +43,8 @@ WITHHELD = {
                                        "bound_of", "roofline_time", "first_change", "path_problem"],
              "models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"],
              "models/roofline.py": ["roofline_time"], "models/verdicts.py": ["nearest_bound"]},
+    # exercise 14 simulates continuous batching itself: the package's simulator, its loop and its entry points
+    "ex14": {"queueing/continuous.py": ["continuous_batch", "_run"], "queueing/simulator.py": ["simulate", "sweep"]},
 }
 
 

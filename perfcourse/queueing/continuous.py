@@ -130,6 +130,7 @@ def continuous_batch(arrivals, service, *, prompt_tokens, output_tokens, max_bat
 
 
 def _run(a, prompt, out, step, m, budget):
+    """The simulation itself: each request's start, first token, finish and batch, and the log of its steps."""
     # Once per event, tens of thousands of times: the loop is kept lean. Finished sequences are
     # retired in place, heap functions are local names, an infinite arrival after the last one
     # ends the join loop without an index check, and the step log is one flat list that takes
