@@ -88,9 +88,12 @@ def test_a_duration_serves_the_requests_that_arrive_within_it(monkeypatch):
     assert len(llmserve.serve(model, reqs, max_batch=4, duration=2 * half).trace) == 20
 
 
-def test_a_served_run_reports_how_steady_its_steps_were():
+def test_a_served_run_reports_how_steady_its_fullest_steps_were():
     reqs = _requests(n=30, rate=300.0, seed=4)
     run = llmserve.serve(llm.Model("tiny", slots=4, seed=0), reqs, max_batch=4)
-    t = run.step_timing()
     sizes, counts = np.unique(run.step_tokens, return_counts=True)
-    assert t.n == counts.max() and f"served steps of {sizes[np.argmax(counts)]} tokens" == t.name
+    for repeats in (1, 3, 5):
+        t = run.step_timing(repeats)
+        k = sizes[counts >= repeats].max() if (counts >= repeats).any() else sizes[np.argmax(counts)]
+        assert t.name == f"served steps of {k} tokens" and t.n == counts[sizes == k][0]
+    assert run.step_timing(10_000).n == counts.max()

@@ -47,7 +47,8 @@ def decode_timing(model, batch, context, *, repeat=20, max_duration_s=2.0):
     """A :class:`~perfcourse.measure.timing.Timing` of one decode step of ``batch`` sequences at ``context`` tokens.
 
     Each call sets slots ``0 .. batch-1`` to ``context - 1`` tokens and decodes one more token
-    in each, so every sample reads a cache of ``context`` tokens per sequence.
+    in each, so every sample reads a cache of ``context`` tokens per sequence. A noisy timing is
+    taken again, three times at most (:func:`~perfcourse.measure.timing.until_steady`).
 
     Examples
     --------
@@ -67,19 +68,19 @@ def decode_timing(model, batch, context, *, repeat=20, max_duration_s=2.0):
         model.lengths[slots] = context - 1
         model.decode_step(tokens, slots)
 
-    return timing.measure(step, repeat=repeat, max_duration_s=max_duration_s,
-                          name=f"decode step, batch {batch}, context {context}")
+    return timing.until_steady(lambda: timing.measure(step, repeat=repeat, max_duration_s=max_duration_s,
+                                                      name=f"decode step, batch {batch}, context {context}"))
 
 
 def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
-    """A Timing of the prefill of one prompt of ``prompt`` tokens (its first output token included)."""
+    """A Timing of the prefill of one prompt of ``prompt`` tokens (its first output token included); retaken while noisy."""
     model = _model(model)
     prompt = positive_int("prompt", prompt)
     if prompt > model.config.max_context:
         raise ValueError(f"prompt must be <= the model's max_context {model.config.max_context}; got {prompt}")
     tokens = np.ones((1, prompt), dtype=np.int64)
-    return timing.measure(model.prefill, tokens, repeat=repeat, max_duration_s=max_duration_s,
-                          name=f"prefill, {prompt} tokens")
+    return timing.until_steady(lambda: timing.measure(model.prefill, tokens, repeat=repeat,
+                                                      max_duration_s=max_duration_s, name=f"prefill, {prompt} tokens"))
 
 
 def fit_step_time(tokens, seconds):
@@ -121,15 +122,16 @@ class Served:
     max_batch: int
     token_budget: int | None
 
-    def step_timing(self):
-        """The steps that processed the most common token count, as a Timing: how steady the served run was.
+    def step_timing(self, repeats=5):
+        """The steps of the largest size that ran at least ``repeats`` times, as a Timing: how steady the run was.
 
-        Steps of one size do the same work, so their spread is the run's noise (other programs
-        taking the cores); a NOISY result means the run's latencies say more about the machine's
-        load than about the server.
+        Steps of one size do the same work, and the fullest steps (large matrix products) vary
+        least from one to the next, so their spread is mostly the machine's: other programs taking
+        the cores during the run. With no size that often, the most common size is taken.
         """
         sizes, counts = np.unique(self.step_tokens, return_counts=True)
-        k = int(sizes[np.argmax(counts)])
+        often = sizes[counts >= positive_int("repeats", repeats)]
+        k = int(often.max()) if often.size else int(sizes[np.argmax(counts)])
         b = _backend.get()
         return timing.Timing.from_samples(self.step_seconds[self.step_tokens == k], name=f"served steps of {k} tokens",
                                           backend=b.name, device=b.device)
