@@ -73,7 +73,7 @@ def decode_timing(model, batch, context, *, repeat=20, max_duration_s=2.0):
 
 
 def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
-    """A Timing of the prefill of one prompt of ``prompt`` tokens (its first output token included); retaken while noisy."""
+    """A Timing of the prefill of one prompt of ``prompt`` tokens (its first token included); retaken while noisy."""
     model = _model(model)
     prompt = positive_int("prompt", prompt)
     if prompt > model.config.max_context:
