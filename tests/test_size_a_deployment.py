@@ -163,10 +163,28 @@ def test_a_choice_that_is_not_one_scores_nothing_and_says_why(solved):
     got = _score({**solved, "size_deployment": short_budget})
     for k in "BCD":
         assert got[k][0] == 0 and "token_budget must be at least max_batch (" in got[k][1], got[k]
-    assert ex14.choice_problem("4 replicas", {"prompt": (1, 8)}).startswith("size_deployment must return (replicas")
-    assert ex14.choice_problem((0, 1, 8), {"prompt": (1, 8)}) == "replicas must be a whole number from 1 to 100; got 0"
-    assert ex14.choice_problem((4.0, 1, 8), {"prompt": (1, 8)}).endswith("three whole numbers; got (4.0, 1, 8)")
-    assert ex14.choice_problem((2, 3, 8), {"prompt": (1, 8)}) is None
+    assert ex14.choice_problem("4 replicas", {"prompt": (1, 8), "n": 1500}).startswith("size_deployment must return (replicas")
+    assert ex14.choice_problem((0, 1, 8), {"prompt": (1, 8), "n": 1500}) == "replicas must be a whole number from 1 to 100; got 0"
+    assert ex14.choice_problem((4.0, 1, 8), {"prompt": (1, 8), "n": 1500}).endswith("three whole numbers; got (4.0, 1, 8)")
+    assert ex14.choice_problem((2, 3, 8), {"prompt": (1, 8), "n": 1500}) is None
+
+
+def test_the_fewest_replicas_count_only_with_a_choice_that_meets_the_slo(solved):
+    def starved(problem):            # the right replica count, one sequence at a time
+        replicas, _, _ = solved["size_deployment"](problem)
+        return replicas, 1, problem["prompt"][1]
+
+    got = _score({**solved, "size_deployment": starved})
+    assert got["B"][0] == 0 and got["D"][0] == 0
+    assert " replicas are the fewest, but only with a max_batch and token_budget within the KV cache" in got["D"][1]
+    assert "this choice does not" in got["D"][1]
+
+
+def test_numbers_too_large_to_be_a_choice_are_refused_by_name():
+    problem = {"prompt": (1, 8), "n": 1500}
+    assert ex14.choice_problem((2, 10**400, 10**400), problem) == (
+        "max_batch must be a whole number from 1 to the 1500 requests; got " + str(10**400))
+    assert ex14.choice_problem((2, 4, 10**400), problem).startswith("token_budget must be at most max_batch x ")
 
 
 def test_a_simulator_that_misses_a_rule_scores_0_on_part_a(solved):

@@ -44,7 +44,9 @@ WITHHELD = {
              "models/dag.py": ["Dag.depths", "Dag.work", "Dag.span", "Dag.critical_path"],
              "models/roofline.py": ["roofline_time"], "models/verdicts.py": ["nearest_bound"]},
     # exercise 14 simulates continuous batching itself: the package's simulator, its loop and its entry points
-    "ex14": {"queueing/continuous.py": ["continuous_batch", "_run"], "queueing/simulator.py": ["simulate", "sweep"]},
+    # (and the served model's loop, which follows the same rules on any clock it is given)
+    "ex14": {"queueing/continuous.py": ["continuous_batch", "_run"], "queueing/simulator.py": ["simulate", "sweep"],
+             "labs/llmserve.py": ["serve"]},
 }
 
 

@@ -32,9 +32,10 @@ from ..measure import timing
 from ..queueing.continuous import Requests
 from ..queueing.servicetime import affine
 from ..queueing.simtrace import StepLog, Trace
+from ..models.transformer import Config
 from .llm import Model
 
-__all__ = ["decode_timing", "prefill_timing", "fit_step_time", "Served", "serve"]
+__all__ = ["decode_timing", "prefill_timing", "host_timing", "fit_step_time", "Served", "serve"]
 
 
 def _model(model):
@@ -81,6 +82,26 @@ def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
     tokens = np.ones((1, prompt), dtype=np.int64)
     return timing.until_steady(lambda: timing.measure(model.prefill, tokens, repeat=repeat,
                                                       max_duration_s=max_duration_s, name=f"prefill, {prompt} tokens"))
+
+
+def host_timing(model, *, repeat=20, max_duration_s=2.0):
+    """A Timing of a decode step of ``model``'s skeleton: the host's own cost per step.
+
+    The skeleton has the model's layers and heads but widths of four numbers per head, a
+    vocabulary of 64 and a context of 16: the same array operations, issued by the same
+    Python, on next to no data. Its step time is what the host spends per step, whatever the
+    device does (retaken while noisy, like :func:`decode_timing`).
+
+    Examples
+    --------
+    >>> host_timing(Model("tiny"), repeat=3, max_duration_s=0.5).name
+    'decode step, batch 1, context 16'
+    """
+    c = _model(model).config
+    skeleton = Config(vocab=64, d_model=4 * c.n_heads, n_layers=c.n_layers, n_heads=c.n_heads,
+                      d_ff=8 * c.n_heads, max_context=16, bytes_per_element=c.bytes_per_element)
+    return decode_timing(Model(skeleton, slots=1, dtype=model.dtype.__name__), 1, 16, repeat=repeat,
+                         max_duration_s=max_duration_s)
 
 
 def fit_step_time(tokens, seconds):

@@ -134,8 +134,10 @@ def choice_problem(got, problem):
     replicas, max_batch, budget = (int(x) for x in got)
     if not 1 <= replicas <= MOST_REPLICAS:
         return f"replicas must be a whole number from 1 to {MOST_REPLICAS}; got {replicas}"
-    if max_batch < 1:
-        return f"max_batch must be at least 1; got {max_batch}"
+    if not 1 <= max_batch <= problem["n"]:
+        return f"max_batch must be a whole number from 1 to the {problem['n']} requests; got {max_batch}"
+    if budget > max_batch * (problem["prompt"][1] + 1) * problem["n"]:
+        return f"token_budget must be at most max_batch x (longest prompt + 1) x requests; got {budget}"
     if budget < max(max_batch, problem["prompt"][1]):
         return (f"token_budget must be at least max_batch ({max_batch}) and the longest prompt "
                 f"({problem['prompt'][1]} tokens), so that every request can run; got {budget}")
@@ -250,8 +252,14 @@ def check_fewest_replicas(size_deployment, rng, ref):
             p99, m, b = best[fewest]
             return 0, 3, (f"wasteful: {text}, but {fewest} replicas meet the SLO (max_batch {m}, token_budget {b}: "
                           f"p99 TTFT {p99:.4g} s <= {slo:g} s) for {describe(problem)}")
-        fits = kv_needed(problem, choice[1]) <= problem["kv_bytes"]
-        if choice[0] < fewest and not (fits and _meets(problem, found, choice, ref)[0]):
+        works = kv_needed(problem, choice[1]) <= problem["kv_bytes"] and _meets(problem, found, choice, ref)[0]
+        if choice[0] == fewest and not works:       # the fewest replicas count only with a choice that works
+            p99, m, b = best[fewest]
+            return 0, 3, (f"{text}: {fewest} replicas are the fewest, but only with a max_batch and token_budget "
+                          f"within the KV cache (at most {found['most']} sequences) that meet the SLO, as max_batch "
+                          f"{m}, token_budget {b} do (p99 TTFT {p99:.4g} s <= {slo:g} s); this choice does not "
+                          f"(for {describe(problem)})")
+        if choice[0] < fewest and not works:
             tried = choice[0] if choice[0] in best else min(best)
             p99, m, b = best[tried]
             further = "" if tried == choice[0] else ", and fewer fall further behind"
