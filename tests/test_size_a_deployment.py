@@ -163,10 +163,11 @@ def test_a_choice_that_is_not_one_scores_nothing_and_says_why(solved):
     got = _score({**solved, "size_deployment": short_budget})
     for k in "BCD":
         assert got[k][0] == 0 and "token_budget must be at least max_batch (" in got[k][1], got[k]
-    assert ex14.choice_problem("4 replicas", {"prompt": (1, 8), "n": 1500}).startswith("size_deployment must return (replicas")
-    assert ex14.choice_problem((0, 1, 8), {"prompt": (1, 8), "n": 1500}) == "replicas must be a whole number from 1 to 100; got 0"
-    assert ex14.choice_problem((4.0, 1, 8), {"prompt": (1, 8), "n": 1500}).endswith("three whole numbers; got (4.0, 1, 8)")
-    assert ex14.choice_problem((2, 3, 8), {"prompt": (1, 8), "n": 1500}) is None
+    small = {"prompt": (1, 8), "n": 1500}
+    assert ex14.choice_problem("4 replicas", small).startswith("size_deployment must return (replicas")
+    assert ex14.choice_problem((0, 1, 8), small) == "replicas must be a whole number from 1 to 100; got 0"
+    assert ex14.choice_problem((4.0, 1, 8), small).endswith("three whole numbers; got (4.0, 1, 8)")
+    assert ex14.choice_problem((2, 3, 8), small) is None
 
 
 def test_the_fewest_replicas_count_only_with_a_choice_that_meets_the_slo(solved):

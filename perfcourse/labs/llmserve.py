@@ -29,10 +29,10 @@ import numpy as np
 from .._check import positive_int, real
 from ..measure import backend as _backend
 from ..measure import timing
+from ..models.transformer import Config
 from ..queueing.continuous import Requests
 from ..queueing.servicetime import affine
 from ..queueing.simtrace import StepLog, Trace
-from ..models.transformer import Config
 from .llm import Model
 
 __all__ = ["decode_timing", "prefill_timing", "host_timing", "fit_step_time", "Served", "serve"]
@@ -144,17 +144,26 @@ class Served:
     token_budget: int | None
 
     def step_timing(self, repeats=5):
-        """The steps of the largest size that ran at least ``repeats`` times, as a Timing: how steady the run was.
+        """The decode-only steps of the largest batch that ran at least ``repeats`` times, as a Timing.
 
-        Steps of one size do the same work, and the fullest steps (large matrix products) vary
-        least from one to the next, so their spread is mostly the machine's: other programs taking
-        the cores during the run. With no size that often, the most common size is taken.
+        Decode steps of one batch do the same work, and the fullest ones (the largest matrix
+        products) vary least from one to the next, so their spread is mostly the machine's: other
+        programs taking the cores during the run. Without such a batch, the most common step size
+        is taken.
         """
-        sizes, counts = np.unique(self.step_tokens, return_counts=True)
-        often = sizes[counts >= positive_int("repeats", repeats)]
-        k = int(often.max()) if often.size else int(sizes[np.argmax(counts)])
+        repeats = positive_int("repeats", repeats)
+        pure = self.step_tokens == self.trace.steps.gaps          # decode only: no prefill in the step
+        for mask in (pure, np.ones_like(pure)):
+            sizes, counts = np.unique(self.step_tokens[mask], return_counts=True)
+            if (counts >= repeats).any():
+                k = int(sizes[counts >= repeats].max())
+                break
+        else:
+            sizes, counts = np.unique(self.step_tokens, return_counts=True)
+            k = int(sizes[np.argmax(counts)])
+        chosen = mask & (self.step_tokens == k)
         b = _backend.get()
-        return timing.Timing.from_samples(self.step_seconds[self.step_tokens == k], name=f"served steps of {k} tokens",
+        return timing.Timing.from_samples(self.step_seconds[chosen], name=f"served steps of {k} tokens",
                                           backend=b.name, device=b.device)
 
     def step_model(self):
