@@ -108,6 +108,17 @@ def test_a_sweep_reuses_a_one_worker_timing_taken_before_it():
         workers.sweep("strong", 4096, 2, [1, 2], progress=False, first=2e-3)
 
 
+def test_sweeps_sharing_a_dict_time_each_configuration_once():
+    shared = {}
+    strong = workers.sweep("strong", 4096, 2, [1, 2, 4], repeat=2, max_duration_s=0.3, progress=False, measured=shared)
+    weak = workers.sweep("weak", 2048, 2, [1, 2], repeat=2, max_duration_s=0.3, progress=False, measured=shared)
+    assert weak.timings[1] is strong.timings[1]          # 2 workers on 4,096 elements: one run, one number
+    assert weak.timings[0] is not strong.timings[0]      # 1 worker on 2,048 is another run
+    assert len(shared) == 4
+    with pytest.raises(TypeError, match="measured must be a dict"):
+        workers.sweep("weak", 2048, 2, [1, 2], progress=False, measured=[])
+
+
 def test_overheads_are_small_next_to_real_work():
     counts = [1, 2]
     o = workers.overheads(counts, repeat=3, max_duration_s=0.3)

@@ -81,7 +81,7 @@ class Sweep:
 
 
 def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=1.0, progress=True, seed=0,
-          inputs=None, first=None):
+          inputs=None, first=None, measured=None):
     """Time the grid-stride kernel on each worker count; return a :class:`Sweep` (p50 per point).
 
     ``kind`` is ``"strong"`` (``n`` elements in total) or ``"weak"`` (``n`` per worker). The
@@ -89,7 +89,10 @@ def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=
     pass ``inputs=(x, y)`` (from ``grid_stride.make_inputs``) to share one pair between sweeps.
     ``first``, a :class:`~perfcourse.measure.timing.Timing` of the first worker count's run
     measured earlier, is used instead of timing that run again, so that one configuration has
-    one number wherever it is shown.
+    one number wherever it is shown. ``measured``, a dict shared by several sweeps, does the same
+    between them: a run of the same length, steps, worker count and dtype already timed by one
+    sweep is reused by the next (a strong sweep's ``N`` workers on ``n`` elements is a weak
+    sweep's ``N`` workers on ``n / N`` each).
     """
     from tqdm.auto import tqdm
 
@@ -107,11 +110,19 @@ def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=
     if first is not None and not isinstance(first, timing.Timing):
         raise TypeError(f"first must be a Timing of the first worker count's run, or None; got {type(first).__name__}")
     timings = [] if first is None else [first]
+    if measured is not None and not isinstance(measured, dict):
+        raise TypeError(f"measured must be a dict shared by the sweeps, or None; got {type(measured).__name__}")
+    shared = {} if measured is None else measured
+    if first is not None:
+        shared.setdefault((lengths[0], steps, counts[0], dtype), first)
     todo = list(zip(counts, lengths, strict=True))[len(timings):]
     for w, length in tqdm(todo, desc=f"{kind} scaling", disable=not progress, leave=False):
-        timings.append(timing.measure(grid_stride.run, x[:length], y[:length], a, b, steps,
-                                      kwargs={"blocks": w}, repeat=repeat, max_duration_s=max_duration_s,
-                                      name=f"grid_stride n={length} steps={steps} workers={w}"))
+        key = (length, steps, w, dtype)
+        if key not in shared:
+            shared[key] = timing.measure(grid_stride.run, x[:length], y[:length], a, b, steps, kwargs={"blocks": w},
+                                         repeat=repeat, max_duration_s=max_duration_s,
+                                         name=f"grid_stride n={length} steps={steps} workers={w}")
+        timings.append(shared[key])
     return Sweep(kind, n, steps, counts, timings, dtype)
 
 
