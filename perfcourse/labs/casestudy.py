@@ -123,7 +123,11 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
         new = 3 * call_s + moved / bandwidth
         total = max(bare_s - scale * host + new, new)
         minus = _by_kind(profile, names, scale)
-        minus["copy"] = minus.get("copy", 0.0) - new
+        removed = sum(minus.values())
+        for kind in minus:              # the new calls and bytes replace the removed spans, kind for kind
+            minus[kind] -= new * minus[kind] / removed if removed > 0 else 0.0
+        if removed <= 0:
+            minus["copy"] = minus.get("copy", 0.0) - new
         return Prediction(total, f"{count} conversions and copies ({format_seconds(scale * host)}) become "
                                  f"3 calls and {moved / 1e6:.3g} MB at {bandwidth / 1e9:.3g} GB/s",
                           _parts(base, total, **minus))

@@ -24,6 +24,11 @@ KIND_MEANING = {
 }
 
 
+def _s(seconds):
+    """A time for the sentence: a rounding remainder below a nanosecond reads as 0."""
+    return _fmt_s(seconds if seconds >= 1e-9 else 0.0)
+
+
 def _split(name, parts):
     if not isinstance(parts, dict) or not parts:
         raise TypeError(f"{name} must be a dict of seconds per kind (cpu, copy, kernel, sync, other); got {parts!r}")
@@ -66,7 +71,7 @@ measured 400 µs (time outside every span: the Python loop and the calls between
         if covered >= share * sum(gaps) or gap == 0:
             break
         named.append(_("{kind} predicted {p}, measured {m} ({meaning})").format(
-            kind=kind, p=_fmt_s(predicted.get(kind, 0.0)), m=_fmt_s(measured.get(kind, 0.0)),
+            kind=kind, p=_s(predicted.get(kind, 0.0)), m=_s(measured.get(kind, 0.0)),
             meaning=lookup(KIND_MEANING.get(kind, kind))))
         covered += gap
     ratio = p_total / m_total
