@@ -10,9 +10,11 @@ def _triad_ms():
                                         datasheets.datasheet("H200").fp32, 4.0e12)
 
 
-def _useful_fraction():
-    sector, element = 32, counts.itemsize("float32")
-    return element / sector
+def _useful_fraction(stride=3, lanes=32, sector=32):
+    """Bytes a warp's float64 reads use over the bytes of the whole sectors they touch."""
+    element = counts.itemsize("float64")
+    touched = {lane * stride * element // sector for lane in range(lanes)}
+    return lanes * element / (len(touched) * sector)
 
 
 def _chains_gain(fmas=4096, latency=4, chains=8):
@@ -53,11 +55,11 @@ QUESTIONS = [
              "says busy, not useful, efficient or fast enough.",
              reference=lambda: 1 / 132, rtol=0.02),
     Question("l05-strided-useful", 5,
-             "A float32 kernel reads global memory with a stride of 32 elements; the GPU moves memory in 32-byte "
-             "sectors. What fraction of the bytes fetched for these reads does the kernel use?",
-             "Each 4-byte element arrives in its own 32-byte sector, and the other 28 bytes are not used before "
-             "they are evicted: 4 / 32 = 0.125. The device is as busy as ever; the useful bandwidth is one eighth.",
-             reference=_useful_fraction, unit="(fraction)"),
+             "A warp of 32 threads reads float64 elements 3 apart (thread t reads element 3t); the GPU moves memory "
+             "in whole 32-byte sectors. What fraction of the bytes fetched for this read does the kernel use?",
+             "A sector holds 4 float64. The 32 reads span 96 elements, 24 sectors (768 bytes), of which 32 x 8 = 256 "
+             "bytes are used: 1/3. The device is as busy as ever; the useful bandwidth is a third.",
+             reference=_useful_fraction, rtol=0.02, unit="(fraction)"),
     Question("l05-fma-chains", 5,
              "A thread does 4096 FMAs as one dependency chain, each FMA waiting about 4 cycles for the previous "
              "result, and its SM has no other warps to switch to. Split into 8 independent chains, how many times "

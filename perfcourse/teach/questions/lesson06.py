@@ -32,11 +32,11 @@ QUESTIONS = [
              "W = 1 / (mu - lambda) = 1 / (100 - 90) s = 100 ms, ten times the 10 ms service time.",
              reference=lambda: queueing.mm1(90, 100).mean_time_in_system * 1e3, unit="ms"),
     Question("l06-hockey-stick", 6,
-             "In an M/M/1 queue, utilization rises from 0.8 to 0.9 (same service rate). By what factor does the "
+             "In an M/M/1 queue, utilization rises from 0.72 to 0.93 (same service rate). By what factor does the "
              "mean queueing wait Wq grow?",
-             "Wq = rho / (mu (1 - rho)): 0.9/0.1 against 0.8/0.2, a factor 2.25 for 12.5% more load; near "
-             "capacity each step of load costs more wait than the last.",
-             reference=lambda: queueing.mm1(9, 10).mean_wait / queueing.mm1(8, 10).mean_wait, unit="x"),
+             "Wq = rho / (mu (1 - rho)): 0.93/0.07 = 13.3 against 0.72/0.28 = 2.57, a factor 5.17 for 29% more load; "
+             "near capacity each step of load costs more wait than the last.",
+             reference=lambda: queueing.mm1(9.3, 10).mean_wait / queueing.mm1(7.2, 10).mean_wait, unit="x"),
     Question("l06-md1", 6,
              "Under Poisson arrivals a server with exponential service times of mean 10 ms makes requests wait "
              "36 ms in its queue on average. If every request took exactly 10 ms instead, at the same load, what "

@@ -20,17 +20,13 @@ QUESTIONS = [
              "Amdahl again: the other 80% stays, so the speedup is at most 1/0.8 = 1.25x. Start with the copies.",
              reference=lambda: laws.amdahl_limit(0.8), unit="x"),
     Question("l08-sync-on-cpu", 8,
-             "On the CPU the change 'sync -> once' saved almost nothing. Ported to a GPU, the profile shows "
-             "8 syncs per batch, each followed by about 40 us in which the device sits idle while the host "
-             "launches the next kernel. What do you expect the change to save there?",
-             "NumPy calls finish before they return, so on the CPU a sync waits for nothing. On the GPU each "
-             "sync drains the queue: dropping 7 of the 8 removes about 7 x 40 us = 280 us of idle device "
-             "per batch.",
-             choices=("Almost nothing, as on the CPU",
-                      "About 280 us per batch: the 7 syncs dropped no longer leave the device idle",
-                      "More time, since one sync must wait for all 8 kernels",
-                      "About 320 us per batch: all 8 idle gaps"),
-             correct="b"),
+             "On the CPU the change 'sync -> once' saved almost nothing. Ported to a GPU, a batch runs 12 kernels "
+             "with a sync after each, and after each sync the device sits idle about 40 us while the host launches "
+             "the next kernel. How much device idle time per batch, in us, does the change remove there?",
+             "NumPy calls finish before they return, so on the CPU a sync waits for nothing. On the GPU each sync "
+             "drains the queue; the change keeps the last one and drops 11, so 11 x 40 us = 440 us of idle device "
+             "per batch goes.",
+             reference=lambda: 11 * 40.0, unit="us"),
     Question("l08-padding-tail", 8,
              "A padded batch of 128 requests has lengths with median 16 but the longest is 240. How many "
              "times more rows does the padded version compute than a batch where every request is 16 long?",
