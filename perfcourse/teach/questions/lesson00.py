@@ -21,14 +21,15 @@ QUESTIONS = [
              "(about 200 ms) is still queued on the device. Synchronise before reading the clock.",
              reference=lambda: launches.async_timeline(100, 5e-6, 2e-3).host_s * 1e3, unit="ms"),
     Question("l00-claim-complete", 0,
-             "Which of these statements can be compared with another measurement?",
-             "Only (c) names workload, batch, shape, dtype, percentile and the number of samples; the others "
-             "leave out what was run, how big it was, or which part of the distribution is meant.",
-             choices=("The new kernel is 3x faster",
-                      "The new kernel is 3x faster on the H200",
-                      "Dense layer, batch 8, shape 8x4096 by 4096x4096, float32: p50 0.41 ms over 200 samples",
-                      "GPU utilisation went from 40% to 100%"),
-             correct="c"),
+             "A report says: 'Dense layer on one H200 (CuPy), batch 8, shape 8x4096 by 4096x4096, float32: 0.41 ms "
+             "over 200 samples'. What must be added before it can be compared with another measurement?",
+             "It names workload, device, batch, shape, dtype and the sample count, but not which part of the "
+             "distribution 0.41 ms is: a p50 and a p99 of the same 200 samples can differ several times over.",
+             choices=("The GPU utilization during the run",
+                      "The percentile that 0.41 ms is (p50, p99...)",
+                      "The kernel's source code",
+                      "Nothing: it is complete"),
+             correct="b"),
     Question("l00-copy-bandwidth", 0,
              "Copying 2^26 float32 numbers from one array to another takes 10 ms. Counting the bytes read and "
              "written (2N elements, as STREAM does), what bandwidth is that, in GB/s (1 GB = 1e9 bytes)?",

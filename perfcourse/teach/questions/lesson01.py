@@ -40,12 +40,14 @@ QUESTIONS = [
              "It waits (8 - 1) / 100 s = 70 ms for the batch to fill, then 30 ms of compute: 100 ms.",
              reference=lambda: (latency.batch_fill_time(8, 100) + 0.030) * 1e3, unit="ms"),
     Question("l01-online-metric", 1,
-             "Which figure decides whether an online chat service is fast enough for its users?",
-             "Users feel the latency of their own request, so the tail (p95/p99) under real load, held against "
-             "the SLO, decides; tokens/s decides the cost of offline training.",
-             choices=("Average tokens per second over the day",
-                      "p95/p99 latency under real load, compared with the SLO",
-                      "The GPU's datasheet FLOP/s",
-                      "GPU utilization reported by the driver"),
+             "Two configurations of a chat service, measured under its real load: A gives 2,400 tokens/s with a p50 "
+             "of 120 ms and a p99 of 900 ms; B gives 1,900 tokens/s, p50 150 ms, p99 380 ms. The SLO is p99 <= "
+             "500 ms. Which should the service run?",
+             "Users feel their own request's latency, so the tail under real load, held against the SLO, decides: "
+             "only B meets it. A's extra tokens/s and lower median do not help the 1% of requests that wait 900 ms.",
+             choices=("A: more tokens per second serve more users",
+                      "B: only its p99 meets the SLO",
+                      "A: its median is lower",
+                      "Neither can be judged without GPU utilization"),
              correct="b"),
 ]

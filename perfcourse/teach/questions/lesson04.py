@@ -16,12 +16,12 @@ QUESTIONS = [
              "worker's time goes to what the extra workers brought (communication, waiting, shared memory).",
              reference=lambda: float(scaling.weak_scaling([1, 16], [6.0, 8.0]).efficiency[-1])),
     Question("l04-which-scaling", 4,
-             "Every GPU keeps a batch of 32 samples as GPUs are added, so the global batch grows. Which "
-             "kind of scaling is that?",
-             "The work per device stays fixed and the total problem grows with the device count: weak scaling.",
-             choices=("Strong scaling", "Weak scaling", "Neither: it is Amdahl's law with s = 0",
-                      "Roofline scaling"),
-             correct="b"),
+             "Every GPU keeps a batch of 32 samples as GPUs are added. A step takes 400 ms on 1 GPU, 410 ms on 8 and "
+             "450 ms on 64. What is the efficiency on 64 GPUs (as a fraction)?",
+             "The work per GPU stays fixed while the global batch grows: weak scaling, whose ideal time is flat, so "
+             "efficiency = T1 / T64 = 400 / 450 = 0.889 (a strong-scaling reading, 400 / (64 x 450), would be "
+             "meaningless here).",
+             reference=lambda: 400 / 450),
     Question("l04-memory-bound-threads", 4,
              "On a quiet machine, one thread of a streaming kernel (a few bytes per FLOP) draws 12 GB/s of "
              "memory bandwidth, and the machine's copy bandwidth is 20 GB/s. At most what speedup can 4 threads "

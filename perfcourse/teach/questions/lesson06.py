@@ -38,16 +38,11 @@ QUESTIONS = [
              "near capacity each step of load costs more wait than the last.",
              reference=lambda: queueing.mm1(9.3, 10).mean_wait / queueing.mm1(7.2, 10).mean_wait, unit="x"),
     Question("l06-md1", 6,
-             "Under Poisson arrivals a server with exponential service times of mean 10 ms makes requests wait "
-             "36 ms in its queue on average. If every request took exactly 10 ms instead, at the same load, what "
-             "would the mean queueing wait be?",
-             "M/D/1 waits rho / (2 mu (1 - rho)), exactly half the M/M/1 wait at the same load: 18 ms. "
-             "Variability of service, not just its mean, makes queues.",
-             choices=("36 ms: only the mean service time matters",
-                      "18 ms",
-                      "72 ms",
-                      "0 ms: with constant service nothing waits"),
-             correct="b"),
+             "Requests arrive as a Poisson process at 150 per second, and every one takes exactly 5 ms to serve. "
+             "What is the mean time a request waits in the queue, in ms?",
+             "Utilization rho = 150 x 0.005 = 0.75. With constant service (M/D/1) Wq = rho / (2 mu (1 - rho)) = "
+             "0.75 / (2 x 200 x 0.25) = 7.5 ms, half the 15 ms an exponential service of the same mean would give.",
+             reference=lambda: 1e3 * 0.75 / (2 * 200 * 0.25), unit="ms"),
     Question("l06-slo-batch", 6,
              "In the lesson's static-batching setup (Poisson arrivals at 600 req/s, t(b) = 8 ms + 0.5 ms x b, "
              "100,000 simulated requests, seed 0), what is the largest batch size whose p99 latency meets an "
@@ -57,14 +52,11 @@ QUESTIONS = [
              reference=lambda: largest_static_batch_under_slo(**{**SLO_SETUP, "slo": 0.080}), rtol=0,
              unit="requests"),
     Question("l06-token-budget", 6,
-             "A continuous-batching server admits at most 256 prompt tokens per step; bursts bring 20 prompts of "
-             "512 tokens at once. The budget is raised to 16,384 tokens. What changes for the users?",
-             "With 256 tokens a step, a burst's prompts are admitted a piece at a time and wait for their first "
-             "token. With 16,384 the whole burst's prefill fits one step: its prompts start sooner, while every "
-             "sequence already generating waits for that long step before its next token.",
-             choices=("New prompts get their first token sooner; running sequences see a longer pause",
-                      "Both the first token and the pauses get shorter",
-                      "The first token comes later; the pauses get shorter",
-                      "Nothing changes: the budget only caps throughput"),
-             correct="a"),
+             "A continuous-batching server's step takes 20 ms plus 0.1 ms per prompt token it prefills. A burst of "
+             "20 prompts of 512 tokens arrives, and the token budget (16,384) lets the whole burst's prefill into "
+             "one step. How long does a sequence already generating wait for its next token across that step, in ms?",
+             "The step prefills 20 x 512 = 10,240 tokens: 20 + 1,024 = 1,044 ms, and every running sequence waits "
+             "for it. A budget of 256 tokens a step would cap that pause at 45.6 ms, at the price of admitting the "
+             "burst a piece at a time.",
+             reference=lambda: 20 + 0.1 * 20 * 512, unit="ms"),
 ]

@@ -5,15 +5,13 @@ from ..question import Question
 
 QUESTIONS = [
     Question("l09-utilization", 9,
-             "Two versions of the same job run on the same GPU and input. Both show 100% GPU utilization "
-             "throughout; version A takes 10 s and version B 4 s. What do the two dashboards tell you?",
-             "Utilization only says a kernel was running during each sample interval, so both read 100%: it "
-             "says nothing of how much useful work each second did. B did the same work in less time.",
-             choices=("Only that some kernel ran the whole time in each; B got more done per second",
-                      "B's utilization must have been measured wrongly",
-                      "Both ran at the GPU's peak FLOP/s",
-                      "A used more of the GPU than B, so A is the better use of it"),
-             correct="a"),
+             "A job of 2.4e13 FLOPs shows 100% GPU utilization throughout and takes 10 s; after a fix it still shows "
+             "100% and takes 4 s on the same input. What fraction of the GPU's 80 TFLOP/s peak does the fixed "
+             "version reach?",
+             "Utilization only says a kernel was running in each sample interval, so both read 100%. The useful rate "
+             "is the work over the time: 2.4e13 / 4 s = 6e12 FLOP/s, 0.075 of the peak (the first version reached "
+             "0.03).",
+             reference=lambda: 2.4e13 / 4 / 80e12),
     Question("l09-amdahl-32", 9,
              "The lecture's program (10% serial) now runs on 32 workers. What speedup does Amdahl's law give?",
              "1/(0.1 + 0.9/32) = 7.8: four times the 8 workers lift the speedup only from 4.71 to 7.8, under a "
@@ -32,13 +30,10 @@ QUESTIONS = [
              "Any serial work, communication or imbalance has to fit in the 4.7 s between that and a perfect 18.75 s.",
              reference=lambda: 150 / (0.8 * 8), unit="s"),
     Question("l09-batch-wait", 9,
-             "A service handles one request in 10 ms (100 req/s). It now waits for 4 requests and serves them "
-             "together in 16 ms. What is the least time a request needs now, and the most throughput?",
-             "A request cannot finish before its batch does: at least 16 ms, plus the wait for the batch to "
-             "fill and for earlier batches. The batch serves 4 requests per 16 ms: at most 250 req/s.",
-             choices=("2.5 ms each and 400 req/s",
-                      "At least 16 ms (plus the wait for the batch to fill) and at most 250 req/s",
-                      "10 ms each, as before, and 250 req/s",
-                      "4 ms each and 250 req/s"),
-             correct="b"),
+             "A service handled one request in 10 ms. It now waits for 4 requests and serves them together in 16 ms. "
+             "Requests arrive evenly, one every 10 ms. How long does the first request of a batch take from its "
+             "arrival to its answer, in ms?",
+             "It waits for the other three to arrive (30 ms), then for the batch (16 ms): 46 ms, against 10 ms "
+             "before, while the throughput ceiling rose from 100 to 250 req/s.",
+             reference=lambda: 3 * 10.0 + 16.0, unit="ms"),
 ]
