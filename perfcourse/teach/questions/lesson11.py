@@ -27,9 +27,9 @@ QUESTIONS = [
              reference=lambda: roofline.ridge_point(989e12, 3.35e12), unit="sequences"),
     Question("l11-kv-concurrency", 11,
              "A model has 32 layers and d_model 4096 and keeps its keys and values in float16. How many "
-             "sequences of 4096 tokens can 40 GB of KV cache hold at once?",
+             "whole sequences of 4096 tokens can 40 GB (40e9 bytes) of KV cache hold at once?",
              "Per token: 2 (keys and values) x 32 layers x 4096 x 2 bytes = 512 KiB; per sequence 4096 x 512 KiB "
-             "= 2 GiB (2.15 GB); 40 GB / 2.15 GB = 18.6, so 18 whole sequences: the cache, not the arithmetic, "
+             "= 2 GiB (2.15e9 bytes); 40e9 / 2.15e9 = 18.6, so 18 whole sequences: the cache, not the arithmetic, "
              "caps the batch.",
              reference=_kv_sequences, rtol=0, unit="sequences"),
 ]
