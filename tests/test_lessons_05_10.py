@@ -125,9 +125,17 @@ def test_lesson_06_max_batch_past_the_load_changes_nothing():
 def test_the_token_budget_questions_agree_with_the_simulation():
     q10 = pc.selftest.get("l10-token-budget")
     assert "pauses between tokens" in q10.choices[ord(q10.correct) - ord("a")]
+    # l06-token-budget: a running sequence's longest gap is the step that prefills the whole burst
     q06 = pc.selftest.get("l06-token-budget")
-    right = q06.choices[ord(q06.correct) - ord("a")].lower()
-    assert "first token sooner" in right and "longer pause" in right
+    arrivals = np.r_[0.0, np.full(20, 0.1)]
+    step = pc.queueing.affine(0.020, 0.0001)        # 20 ms a step, 0.1 ms a token
+    gaps = {}
+    for budget in (16_384, 512):
+        tr = pc.queueing.continuous_batch(arrivals, step, prompt_tokens=np.r_[8, np.full(20, 512)],
+                                          output_tokens=np.r_[400, np.full(20, 4)], max_batch=32, token_budget=budget)
+        gaps[budget] = tr.max_itl[0]
+    assert gaps[16_384] * 1e3 == pytest.approx(q06.reference(), rel=0.01)
+    assert gaps[512] * 1e3 < 72 and "about 71 ms" in q06.why
 
 
 def test_lesson_08_counts_the_float64_inputs_at_8_bytes():

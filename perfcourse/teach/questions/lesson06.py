@@ -56,7 +56,7 @@ QUESTIONS = [
              "20 prompts of 512 tokens arrives, and the token budget (16,384) lets the whole burst's prefill into "
              "one step. How long does a sequence already generating wait for its next token across that step, in ms?",
              "The step prefills 20 x 512 = 10,240 tokens: 20 + 1,024 = 1,044 ms, and every running sequence waits "
-             "for it. A budget of 256 tokens a step would cap that pause at 45.6 ms, at the price of admitting the "
-             "burst a piece at a time.",
+             "for it. A budget of 512 tokens (one prompt a step) would cap that pause at about 71 ms, at the price "
+             "of admitting the burst one prompt per step.",
              reference=lambda: 20 + 0.1 * 20 * 512, unit="ms"),
 ]
