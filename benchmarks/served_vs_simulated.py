@@ -46,9 +46,12 @@ def main():
     batches = [1, 2, 4, 8, 16]
     steps = [pc.llmserve.decode_timing(model, b, 64).p50 for b in batches]
     profiled = pc.llmserve.fit_step_time(batches, steps)
-    capacity = MAX_BATCH / float(profiled([MAX_BATCH])[0]) / ANSWER_MEAN
+    t0 = float(profiled([0])[0])
+    t1 = float(profiled([1])[0]) - t0
+    # each request shares the fixed cost of about ANSWER_MEAN steps and brings prompt + answer - 1 tokens
+    capacity = 1 / (ANSWER_MEAN * t0 / MAX_BATCH + t1 * (PROMPT + ANSWER_MEAN - 1))
     print(f"profiled step: {profiled.label}; capacity about {capacity:.3g} requests/s")
-    for load in (0.5, 0.85):
+    for load in (0.45, 0.65):
         reqs = pc.queueing.token_requests(args.requests, load * capacity, prompt=(PROMPT, PROMPT),
                                           answer_mean=ANSWER_MEAN, answer_max=ANSWER_MAX, seed=7)
         served = pc.llmserve.serve(model, reqs, max_batch=MAX_BATCH)
