@@ -23,8 +23,8 @@ QUESTIONS = [
              "weight (2 bytes) once for the whole batch. On a GPU with 989 TFLOP/s and 3.35 TB/s, from about "
              "which batch on does the arithmetic set the step time (ignore the KV cache)?",
              "Intensity = 2 b FLOPs / 2 bytes = b FLOP/byte; the ridge is 989e12 / 3.35e12 = 295 FLOP/byte, so "
-             "decode turns compute-bound near batch 295. Below it, in the model, a larger batch costs almost nothing per "
-             "step.",
+             "decode turns compute-bound near batch 295. Below it, in the model, a larger batch costs almost "
+             "nothing per step.",
              reference=lambda: roofline.ridge_point(989e12, 3.35e12), unit="sequences"),
     Question("l11-kv-concurrency", 11,
              "A model has 32 layers and d_model 4096 and keeps its keys and values in float16. How many "
