@@ -150,6 +150,13 @@ def test_axes_made_before_the_first_chinese_label_show_it_too(chinese_figures):
     assert CJK.search(ax.get_title()) and not [m for m in caught if "Glyph" in m]
 
 
+def test_a_symbol_the_chinese_font_lacks_is_drawn_from_a_fallback_font(chinese_figures):
+    assert fonts.chinese_font()
+    _ax, texts, caught = _drawn(lambda: plt.subplots()[1].set_title("f ∘ g 中文") or plt.gcf().axes[0])
+    assert "f ∘ g 中文" in texts and not [m for m in caught if "Glyph" in m], caught[:3]
+    assert matplotlib.rcParams["font.family"] == [fonts.chinese_font(), "DejaVu Sans"]
+
+
 def test_the_english_edition_changes_no_setting(monkeypatch):
     monkeypatch.setenv(_lang.ENV, "en")
     monkeypatch.setattr(fonts, "_FOUND", {})

@@ -8,8 +8,9 @@ WenQuanYi Micro Hei (Apache License 2.0), the font file that the ``paperang-p2-f
 package installs with the course, and puts it first in ``font.sans-serif``. First, because
 matplotlib resolves a generic family such as ``sans-serif`` to one font only, when it draws: so the
 labels of axes made before (a lesson's own figure, an explorer's) are drawn with it too. It has
-Latin letters, digits and the usual symbols as well. A Chinese font that matplotlib already knows
-(Noto Sans CJK, Source Han Sans, ...) serves as well.
+Latin letters, digits and the usual symbols as well; ``font.family`` becomes that font then DejaVu
+Sans, so that a symbol it lacks is drawn from DejaVu Sans in every figure made afterwards. A
+Chinese font that matplotlib already knows (Noto Sans CJK, Source Han Sans, ...) serves as well.
 Nothing is changed when this module is imported, nor ever in the English edition.
 
 Without such a font a Chinese label would be drawn as empty boxes: the figures keep their English
@@ -63,6 +64,9 @@ def _register():
     if family is not None:
         names = list(matplotlib.rcParams["font.sans-serif"])
         matplotlib.rcParams["font.sans-serif"] = [family] + [n for n in names if n != family]
+        # named families, not the generic one: matplotlib falls back glyph by glyph only along this list, so a
+        # symbol the Chinese font lacks (such as the ring operator) is drawn from DejaVu Sans, not as a box
+        matplotlib.rcParams["font.family"] = [family, "DejaVu Sans"]
     return family
 
 
