@@ -53,10 +53,15 @@ ALIASES = {
     "units": "units",
 }
 
-__all__ = sorted(ALIASES) + ["__version__"]
+__all__ = sorted(ALIASES) + ["say", "__version__"]
 
 
 def __getattr__(name):
+    if name == "say":       # the lessons' sentences, in the learner's language (see perfcourse._lang.say)
+        from ._lang import say
+
+        globals()["say"] = say
+        return say
     if name not in ALIASES:
         raise AttributeError(f"module 'perfcourse' has no attribute {name!r}; the short names are "
                              f"{', '.join(sorted(ALIASES))}")
@@ -66,4 +71,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(ALIASES))
+    return sorted(set(globals()) | set(ALIASES) | {"say"})

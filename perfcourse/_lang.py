@@ -35,7 +35,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "text", "fields", "catalog_path", "width", "pad"]
+           "lookup", "say", "text", "fields", "catalog_path", "width", "pad"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -162,6 +162,38 @@ def _(message, lang=None):
 # The same function for text held in a variable (a widget label a lesson passes in): ``perfcourse translate``
 # collects only ``_("literal")`` calls, so a call through this name is translated but not collected.
 lookup = _
+
+
+def say(template, /, **values):
+    """A lesson's sentence in the learner's language: ``template`` translated, then filled with ``values``.
+
+    The lessons print their sentences through this (``pc.say``), so the same code prints English in the
+    English edition and Chinese in the Chinese one. ``template`` is a ``str.format`` template written as a
+    string literal in the lesson's code, where ``perfcourse translate`` collects it into the message
+    catalog; the values are filled in after the translation is looked up, with the template's own format
+    specs. Without a translation the English is printed.
+
+    Examples
+    --------
+    >>> say("fastest at N = {n}: {t:.1f} ms", n=4, t=2.25)
+    'fastest at N = 4: 2.2 ms'
+    >>> say("{missing} workers")
+    Traceback (most recent call last):
+    ...
+    ValueError: say(): the sentence '{missing} workers' needs a value for {missing}; given: none
+    """
+    if not isinstance(template, str):
+        raise TypeError(f"say() takes the sentence as a string template; got {template!r}")
+    translated = lookup(template)   # a lesson's literal, collected from the lessons by perfcourse translate
+    try:
+        return translated.format(**values)
+    except KeyError as err:
+        given = ", ".join(sorted(values)) or "none"
+        raise ValueError(f"say(): the sentence {template!r} needs a value for {{{err.args[0]}}}; "
+                         f"given: {given}") from None
+    except IndexError:
+        raise ValueError(f"say(): the sentence {template!r} has a field without a name; name every field, "
+                         "as in {n}") from None
 
 
 def ngettext(singular, plural, n, lang=None):

@@ -151,7 +151,11 @@ def _messages(root):
     except (ValueError, SyntaxError) as err:
         raise CommandError(str(err)) from None
     for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        for msgid, places in widget_labels(_read(p), p.relative_to(root).as_posix()).items():
+        try:
+            labels = widget_labels(_read(p), p.relative_to(root).as_posix())
+        except ValueError as err:
+            raise CommandError(str(err)) from None
+        for msgid, places in labels.items():
             found.setdefault(msgid, []).extend(places)
     return found
 

@@ -2,12 +2,13 @@
 
 - **Messages** (``locale/zh/LC_MESSAGES/messages.po``): every ``_("...")``, ``N_("...")`` and
   ``ngettext("...", "...", n)`` literal in the package's source, found by Babel's Python extractor
-  (see :mod:`perfcourse._lang`), and the labels of the widgets the lessons build (the first
-  argument of ``slider``, ``log_slider`` and ``dropdown`` and a dropdown's list of words), found in
-  the lessons' code. An entry is keyed by its English (``msgid``), as gettext does; where it is used
-  is kept as its locations. :func:`merge_messages` brings the catalog in line as ``msgmerge`` does
-  (Babel's ``Catalog.update``: a message very like a dropped one inherits its translation, fuzzy),
-  and :func:`message_problems` adds Babel's own checks to ours.
+  (see :mod:`perfcourse._lang`), and, found in the lessons' code, the labels of the widgets they
+  build (the first argument of ``slider``, ``log_slider`` and ``dropdown`` and a dropdown's list of
+  words) and the sentences they print with ``pc.say``. An entry is keyed by its English
+  (``msgid``), as gettext does; where it is used is kept as its locations. :func:`merge_messages`
+  brings the catalog in line as ``msgmerge`` does (Babel's ``Catalog.update``: a message very like
+  a dropped one inherits its translation, fuzzy), and :func:`message_problems` adds Babel's own
+  checks to ours.
 - **The question bank** (``locale/zh/LC_MESSAGES/questions.po``): each question's prompt,
   explanation and choices, keyed ``"<question id>#prompt"``, ``"#why"`` and ``"#choice-a"``... like
   the notebooks' paragraphs (see :mod:`perfcourse.teach.catalog`).
@@ -36,6 +37,7 @@ __all__ = ["source_messages", "package_messages", "widget_labels", "question_ent
            "keyed_catalogs", "merge_messages", "message_problems", "new_message_catalog", "WIDGET_MAKERS", "KEYWORDS"]
 
 WIDGET_MAKERS = ("slider", "log_slider", "dropdown")
+SAY = "say"             # pc.say("template", **values): a lesson's printed sentence
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}   # Babel's keyword specs: which arguments are messages
 TEAM = "perfcourse translators"
 _MAGIC = re.compile(r"^\s*[%!]")
@@ -101,10 +103,12 @@ def _strings(node):
 
 
 def widget_labels(nb, where):
-    """``{English: [(where, None)]}``: the labels of the widgets a notebook's code builds.
+    """``{English: [(where, None)]}``: what a notebook's code shows through the catalog.
 
-    The first argument of every ``slider``/``log_slider``/``dropdown`` call (the label) and, for a
-    dropdown, the words of a literal list of options.
+    The sentences it prints with ``say`` (the first argument, a template), the first argument of
+    every ``slider``/``log_slider``/``dropdown`` call (the label) and, for a dropdown, the words of
+    a literal list of options. A ``say`` whose sentence is not a string literal is a ``ValueError``
+    naming the cell: the catalog could not hold it.
     """
     found = {}
     for cell in nb["cells"]:
@@ -117,6 +121,14 @@ def widget_labels(nb, where):
         for node in ast.walk(tree):
             func = node.func if isinstance(node, ast.Call) else None
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == SAY:
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    raise ValueError(f"{where}, cell {cell.get('id', '?')}: say() must be given its sentence as a "
+                                     "string literal (a template, with the values as keywords), not an f-string or "
+                                     "an expression")
+                found.setdefault(first.value, []).append((where, None))
+                continue
             if name not in WIDGET_MAKERS or not node.args:
                 continue
             words = _strings(node.args[0])[:1]
