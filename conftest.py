@@ -6,6 +6,10 @@ and removed for every other test and doctest, which measure with the whole budge
 predictions, and the machine's ceilings the first lesson measures and the others read) go to one temporary
 folder for the run, ``PERFCOURSE_HOME``, never to the user's own. It lives here, at the root, because a
 conftest's hooks reach only the tests below it, and the lessons are in notebooks/.
+
+The Chinese edition's lessons (``notebooks/zh/``) run the English lessons' own code, copied by
+``perfcourse translate`` (whose ``--check`` proves the copy current), so the plain ``pytest`` leaves them out
+and ``pytest notebooks/zh`` (or ``--chinese-lessons``) runs them under nbval: CI runs it as a step of its own.
 """
 
 import os
@@ -17,6 +21,21 @@ from perfcourse.measure.timing import TIME_SCALE_ENV
 
 NOTEBOOK_TIME_SCALE = "0.1"
 _HOME = {}
+CHINESE_LESSONS = os.path.join("notebooks", "zh")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--chinese-lessons", action="store_true",
+                     help="also run the Chinese edition's lessons (notebooks/zh/) under nbval")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Leave notebooks/zh/ out unless it is named on the command line or --chinese-lessons is given."""
+    if str(collection_path).endswith(CHINESE_LESSONS) and collection_path.is_dir():
+        named = any(os.path.abspath(str(arg).split("::")[0]).startswith(str(collection_path))
+                    for arg in config.args)
+        return None if named or config.getoption("--chinese-lessons") else True
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -182,6 +182,15 @@ TERMS = (
        "useful work, memory stalls or user latency.", ["utilization"]),
     _t("hand calculation", 9, "A back-of-the-envelope estimate made with the laws before measuring."),
     _t("self-test", 10, "Questions answered in code and checked at once."),
+    _t("prefill", 11, "A language model's first pass over the whole prompt: many tokens in one step, so "
+       "it is compute-bound and sets the time to first token."),
+    _t("decode", 11, "Generating one token per sequence per step, each step reading all the weights: "
+       "memory-bound at small batch, so a larger batch raises tokens/s at nearly the same step time up to "
+       "the crossover batch.",
+       ["decode step"]),
+    _t("KV cache", 11, "The keys and values of every earlier token, kept per sequence so that a decode "
+       "step attends to them without recomputing; its memory limits how many sequences run at once.",
+       ["key-value cache"]),
 )
 
 
