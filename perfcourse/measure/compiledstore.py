@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 from .. import cudacompile
+from .._lang import _
 from ..cudacompile import HOPPER, Report
 from . import compiler
 
@@ -79,11 +80,12 @@ def course_reports(name):
     why = cudacompile.missing()
     if why is None:
         try:
-            return compiler.compiled(name), "compiled here for sm_90 by the compile extra's nvcc"
+            return compiler.compiled(name), _("compiled here for sm_90 by the compile extra's nvcc")
         except RuntimeError as err:          # numba-cuda without the toolkit's nvcc, say
             why = str(err)
     data = stored()
     if data is None or data["sources"].get(name) != _digest(known[name]):
         raise RuntimeError(f"no current compiler report of {name}.cu is stored, and {why}")
     reports = {k: Report(*(r[f] for f in _FIELDS)) for k, r in data["reports"].items() if r["source"] == name}
-    return reports, f"compiled for sm_90 by nvcc {data['toolkit']}, stored with the course (no compiler here)"
+    return reports, _("compiled for sm_90 by nvcc {toolkit}, stored with the course (no compiler here)").format(
+        toolkit=data["toolkit"])
