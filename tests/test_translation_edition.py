@@ -2,8 +2,9 @@
 
 `perfcourse translate --check` must pass on the checkout (CI runs it too): every catalog entry
 translated and not fuzzy, `notebooks/zh/` and `exercises/zh/` as `perfcourse translate` writes
-them. nbval runs each Chinese lesson (pytest's testpaths include notebooks/, so notebooks/zh/ too);
-here each one's checked cells must print the same numbers as its English twin's stored outputs.
+them. ``pytest notebooks/zh`` runs each Chinese lesson under nbval (CI runs it; see conftest.py); here each
+one's checked cells must print the same numbers as its English twin's stored outputs, and no stored output of a
+Chinese lesson may hold a sentence of English prose.
 """
 
 from __future__ import annotations
@@ -93,3 +94,58 @@ def test_an_exercise_and_its_chinese_twin_are_graded_once(tmp_path):
     assert graded[0]["points"] == graded[0]["max_points"] > 0
     skipped, = [s for s in book["submissions"] if not s["exercise"]]
     assert "was graded instead" in skipped["problems"][0]
+
+
+# Words a Chinese sentence keeps in English, as the lecture does (docs/translators.md), and words of the
+# package's own vocabulary that are names rather than prose (a kernel's or a bound's name).
+KEPT_ENGLISH = set("""
+latency throughput batch batches speedup kernel kernels workload workloads token tokens budget serial fraction
+strong weak scaling span prefill decode step steps roofline warp warps block blocks thread threads grid stride
+cache worker workers rank ranks ring tree allreduce graph memory compute bound copy scale add triad sum ms us ns
+float dtype
+""".split())
+PROSE = re.compile(r"[a-z]+")
+NAME = r"'[^'\s]*'|[A-Za-z_][A-Za-z0-9_.']*"     # a quoted key ('work-span'), a word or an identifier
+GAP = r"[\s,()\-/]+"                            # what may stand between the words of one run
+TOKEN = re.compile(rf"{NAME}|{GAP}|.")
+
+
+def english_runs(line, *, names=frozenset(), longest=3):
+    """The runs of more than ``longest`` English words of prose in ``line``.
+
+    A word of prose is a lowercase word not in :data:`KEPT_ENGLISH`; capitalised words (names), identifiers
+    (with digits, dots or underscores), quoted keys and the words :data:`KEPT_ENGLISH` keeps are passed over;
+    anything else (a Chinese character, a number, a colon) ends a run. A run that is one of ``names`` (the
+    glossary's English terms, which lesson 10's table shows beside their Chinese) is allowed.
+
+    >>> english_runs("fastest at N = 10: useful work per worker there 100 µs against")
+    ['useful work per worker there']
+    >>> english_runs("在 4 个 worker 上 speedup 为 3.2x，p50 of the copy kernel")
+    []
+    >>> english_runs("('latency-throughput', 'amdahl', 'gustafson', 'little', 'work-span')")
+    []
+    """
+    runs, words, prose = [], [], 0
+    for tok in TOKEN.findall(line) + ["。"]:
+        if re.fullmatch(rf"{NAME}", tok):
+            words.append(tok)
+            prose += bool(PROSE.fullmatch(tok)) and tok not in KEPT_ENGLISH
+        elif not re.fullmatch(GAP, tok):
+            run = " ".join(words)
+            if prose > longest and run.lower() not in names:
+                runs.append(run)
+            words, prose = [], 0
+    return runs
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)
+def test_the_chinese_lessons_print_no_english_sentence(lesson):
+    from perfcourse.teach.glossary import TERMS
+
+    names = frozenset(n.lower() for t in TERMS for n in (t.english, *t.aliases))
+    chinese = nbformat.read(NOTEBOOKS / "zh" / lesson.notebook, as_version=4)
+    found = [f"cell {cell.get('id')}: {line.strip()[:140]!r} holds {runs}"
+             for cell in chinese.cells if cell.cell_type == "code"
+             for line in printed(cell).splitlines() if (runs := english_runs(line, names=names))]
+    assert not found, f"{len(found)} printed lines of notebooks/zh/{lesson.notebook} hold English prose:\n" + \
+        "\n".join(found[:12])
