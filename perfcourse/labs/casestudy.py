@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check import real
+from .._lang import _, pad, width
 from ..measure.profiler import Profile
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
@@ -22,7 +23,7 @@ from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, un
 from ..units import format_seconds
 from .pipeline import TOLERANCE, Settings
 
-__all__ = ["Prediction", "predict", "bare_breakdown", "Entry", "ChangeLog"]
+__all__ = ["Prediction", "predict", "bare_breakdown", "what_if_text", "Entry", "ChangeLog"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Prediction:
     parts: dict | None = None   # the predicted time split by kind (cpu, copy, kernel, sync, other), adding up to it
 
     def __str__(self):
-        return f"predicted {format_seconds(self.seconds)}: {self.reason}"
+        return _("predicted {seconds}: {reason}").format(seconds=format_seconds(self.seconds), reason=self.reason)
 
 
 def _span_sum(profile, names):
@@ -114,8 +115,9 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
         saved = scale * host * (1 - 1 / max(count, 1))
         floor = profile.by_kind("device")["kernel"] if profile.backend == "cupy" else 0.0
         total = max(bare_s - saved, floor, call_s)
-        return Prediction(total, f"drops {count - 1} of {count} syncs, which took {format_seconds(saved)} of the bare "
-                                 f"run", _parts(base, total, sync=saved))
+        why = _("drops {dropped} of {count} syncs, which took {saved} of the bare run").format(
+            dropped=count - 1, count=count, saved=format_seconds(saved))
+        return Prediction(total, why, _parts(base, total, sync=saved))
     if name == "copies":
         names = ["copy in", "copy out", "to float32", "stack"]
         host, count = _span_sum(profile, names)
@@ -128,15 +130,16 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
             minus[kind] -= new * minus[kind] / removed if removed > 0 else 0.0
         if removed <= 0:
             minus["copy"] = minus.get("copy", 0.0) - new
-        return Prediction(total, f"{count} conversions and copies ({format_seconds(scale * host)}) become "
-                                 f"3 calls and {moved / 1e6:.3g} MB at {bandwidth / 1e9:.3g} GB/s",
-                          _parts(base, total, **minus))
+        why = _("{count} conversions and copies ({took}) become 3 calls and {mb:.3g} MB at {gbs:.3g} GB/s").format(
+            count=count, took=format_seconds(scale * host), mb=moved / 1e6, gbs=bandwidth / 1e9)
+        return Prediction(total, why, _parts(base, total, **minus))
     rows = padded_rows(lengths) if value == "padded batch" else int(lengths.sum())
     now = scale * _kernel_time(profile)
     if settings.kernels == "per request":
         new = KERNELS_PER_PASS * call_s + roofline.roofline_time(
             flops([rows], d), unfused_bytes([rows], d), peak_flops, bandwidth)
-        why = f"{KERNELS_PER_PASS} calls plus the roofline time of {rows} rows (float32 in, as batched kernels read)"
+        why = _("{calls} calls plus the roofline time of {rows} rows (float32 in, as batched kernels read)").format(
+            calls=KERNELS_PER_PASS, rows=rows)
     else:       # padded -> packed: the kernels, and the padded buffer's build and copy, shrink to the real rows
         share = rows / padded_rows(lengths)
         new = now * share
@@ -144,13 +147,14 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
         total = max(bare_s - (now - new) - buffer_s * (1 - share), new)
         minus = _by_kind(profile, ["to float32", "copy in"], scale, 1 - share)
         minus["kernel"] = minus.get("kernel", 0.0) + now - new
-        why = (f"kernels {format_seconds(now)} become {format_seconds(new)} and the padded buffer's build and copy "
-               f"{format_seconds(buffer_s)} become {format_seconds(buffer_s * share)}: both scaled by real rows / "
-               f"padded rows = {rows}/{padded_rows(lengths)}")
+        why = _("kernels {now} become {new} and the padded buffer's build and copy {buffer} become {smaller}: both "
+                "scaled by real rows / padded rows = {rows}/{padded}").format(
+            now=format_seconds(now), new=format_seconds(new), buffer=format_seconds(buffer_s),
+            smaller=format_seconds(buffer_s * share), rows=rows, padded=padded_rows(lengths))
         return Prediction(total, why, _parts(base, total, **minus))
     total = max(bare_s - now + new, new)
-    return Prediction(total, f"kernels {format_seconds(now)} become {format_seconds(new)}: {why}",
-                      _parts(base, total, kernel=now - new))
+    why = _("kernels {now} become {new}: {why}").format(now=format_seconds(now), new=format_seconds(new), why=why)
+    return Prediction(total, why, _parts(base, total, kernel=now - new))
 
 
 def bare_breakdown(profile, bare_s):
@@ -172,6 +176,26 @@ def bare_breakdown(profile, bare_s):
     bare_s = real("bare_s", bare_s, low=0, low_open=True)
     scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0
     return {kind: seconds * scale for kind, seconds in profile.breakdown().items()}
+
+
+def what_if_text(w):
+    """The sentence of a :class:`perfcourse.models.fusion.WhatIf` (its ``str``), in the learner's language.
+
+    Examples
+    --------
+    >>> from perfcourse.models.fusion import what_if as change
+    >>> w = change({"kernel": 0.006, "cpu": 0.004}, "kernel", 2)
+    >>> what_if_text(w) == str(w)
+    True
+    """
+    top = max(w.before, key=w.before.get)
+    before, after = sum(w.before.values()), sum(w.after.values())
+    limit = _("no limit") if np.isinf(w.limit) else _("at most {limit:.2f}x").format(limit=w.limit)
+    return _("'{item}' ({fraction:.0%} of the time) {factor:.3g}x faster: {before} -> {after} per batch, "
+             "{speedup:.2f}x end to end; removing '{item}' entirely: {limit}. Largest item: '{top}' "
+             "({share:.0%})").format(item=w.item, fraction=w.fraction, factor=w.factor, before=format_seconds(before),
+                                     after=format_seconds(after), speedup=w.speedup, limit=limit, top=top,
+                                     share=w.before[top] / before)
 
 
 @dataclass(frozen=True)
@@ -213,38 +237,48 @@ class ChangeLog:
         error = real("error", error, low=0)
         predicted = None if prediction is None else prediction.seconds
         if not self.entries:
-            kept, verdict = True, "baseline"
+            kept, verdict = True, _("baseline.")
         elif error > TOLERANCE:
-            kept, verdict = False, f"rejected: error {error:.1e} > tolerance {TOLERANCE:g}"
+            kept, verdict = False, _("rejected: error {error:.1e} > tolerance {tolerance:g}.").format(
+                error=error, tolerance=TOLERANCE)
         elif timing.noisy or self.best.timing.noisy:
             loud = timing if timing.noisy else self.best.timing
-            kept, verdict = False, (f"not kept: too noisy to judge ({loud.name} varied by IQR/median "
-                                    f"{loud.spread_text()}, above {NOISY_IQR}); it stays out until a quiet run "
-                                    f"shows a gain")
+            kept, verdict = False, _("not kept: too noisy to judge ({name} varied by IQR/median {spread}, above "
+                                     "{limit}); it stays out until a quiet run shows a gain.").format(
+                name=loud.name, spread=loud.spread_text(), limit=NOISY_IQR)
         else:
             ratio = timing.p50 / self.best.timing.p50
             if ratio >= 1:
-                kept, verdict = False, f"not kept: slower ({ratio:.2f}x the time of the best so far)"
+                kept, verdict = False, _("not kept: slower ({ratio:.2f}x the time of the best so far).").format(
+                    ratio=ratio)
             elif ratio > 1 - self.min_gain:
-                kept, verdict = False, f"not kept: less than {self.min_gain:.0%} faster than the best so far"
+                kept, verdict = False, _("not kept: less than {gain:.0%} faster than the best so far.").format(
+                    gain=self.min_gain)
             else:
-                kept, verdict = True, f"kept: {1 / ratio:.2f}x faster than the best so far"
-        entry = Entry(settings, change, target, predicted, timing, error, kept, f"{verdict}. {why}".strip())
+                kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(speedup=1 / ratio)
+        joined = verdict if not why else verdict + ("" if verdict.endswith("。") else " ") + why   # no space after 。
+        entry = Entry(settings, change, target, predicted, timing, error, kept, joined)
         self.entries.append(entry)
         return kept
 
     def __str__(self):
         """A table, one row per version, its verdict and reasoning on the line below; then the device."""
-        w_change = max([len("change"), *(len(e.change) for e in self.entries)]) + 2
-        w_target = max([len("aimed at"), *(len(e.target) for e in self.entries)]) + 2
-        rows = [f"{'#':<3}{'change':<{w_change}}{'aimed at':<{w_target}}{'predicted':>10}{'measured p50':>14}"
-                f"{'p95':>10}{'max error':>11}"]
+        heads = [_("change"), _("aimed at"), _("predicted"), _("measured p50"), _("max error")]
+        w_change = max([width(heads[0]), *(width(e.change) for e in self.entries)]) + 2
+        w_target = max([width(heads[1]), *(width(e.target) for e in self.entries)]) + 2
+
+        def right(text, columns):
+            return " " * max(columns - width(text), 0) + text
+
+        rows = [f"{'#':<3}{pad(heads[0], w_change)}{pad(heads[1], w_target)}{right(heads[2], 10)}"
+                f"{right(heads[3], 14)}{'p95':>10}{right(heads[4], 11)}"]
         for i, e in enumerate(self.entries):
             pred = format_seconds(e.predicted_s) if e.predicted_s is not None else "-"
-            rows.append(f"{i:<3}{e.change:<{w_change}}{e.target:<{w_target}}{pred:>10}{format_seconds(e.timing.p50):>14}"
-                        f"{format_seconds(e.timing.p95):>10}{e.error:>11.1e}")
+            rows.append(f"{i:<3}{pad(e.change, w_change)}{pad(e.target, w_target)}{pred:>10}"
+                        f"{format_seconds(e.timing.p50):>14}{format_seconds(e.timing.p95):>10}{e.error:>11.1e}")
             rows.append(f"   -> {e.why}")
-        where = sorted({f"{e.timing.backend} on {e.timing.device}" for e in self.entries})
+        where = sorted({_("{backend} on {device}").format(backend=e.timing.backend, device=e.timing.device)
+                        for e in self.entries})
         if where:
-            rows.append("measured per batch with " + ", ".join(where))
+            rows.append(_("measured per batch with {where}").format(where=", ".join(where)))
         return "\n".join(rows)

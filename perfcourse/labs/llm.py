@@ -38,6 +38,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._check import choice, positive_int
+from .._lang import _
 from ..measure import backend
 from ..models.transformer import Config, parameters
 
@@ -171,6 +172,14 @@ class Model:
                 f"vocab {c.vocab}; {self.n_slots} slots of {c.max_context} tokens; {self.dtype.__name__} "
                 f"on {self.backend.name})")
 
+    def __str__(self):
+        """The :func:`repr` in the learner's language."""
+        c = self.config
+        return _("Model({parameters:,} parameters: {layers} layers, d_model {d_model}, {heads} heads, vocab {vocab}; "
+                 "{slots} slots of {context} tokens; {dtype} on {backend})").format(
+            parameters=parameters(c), layers=c.n_layers, d_model=c.d_model, heads=c.n_heads, vocab=c.vocab,
+            slots=self.n_slots, context=c.max_context, dtype=self.dtype.__name__, backend=self.backend.name)
+
     def parameter_count(self):
         """Numbers in the weight arrays (equal to ``perfcourse.models.transformer.parameters(self.config)``)."""
         return sum(int(w.size) for w in self.weights.values())
@@ -223,7 +232,7 @@ class Model:
         prompts = np.atleast_2d(np.asarray(prompt)) if one else prompt
         token = self.prefill(prompts).argmax(axis=-1)
         out = [token]
-        for _ in range(n_tokens - 1):
+        for _step in range(n_tokens - 1):
             token = self.decode_step(token).argmax(axis=-1)
             out.append(token)
         result = backend.to_numpy(self.xp.stack(out, axis=1))

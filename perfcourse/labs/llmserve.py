@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import positive_int, real
+from .._lang import _
 from ..measure import backend as _backend
 from ..measure import timing
 from ..models.transformer import Config
@@ -69,8 +70,8 @@ def decode_timing(model, batch, context, *, repeat=20, max_duration_s=2.0):
         model.lengths[slots] = context - 1
         model.decode_step(tokens, slots)
 
-    return timing.until_steady(lambda: timing.measure(step, repeat=repeat, max_duration_s=max_duration_s,
-                                                      name=f"decode step, batch {batch}, context {context}"))
+    name = _("decode step, batch {batch}, context {context}").format(batch=batch, context=context)
+    return timing.until_steady(lambda: timing.measure(step, repeat=repeat, max_duration_s=max_duration_s, name=name))
 
 
 def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
@@ -80,8 +81,9 @@ def prefill_timing(model, prompt, *, repeat=10, max_duration_s=2.0):
     if prompt > model.config.max_context:
         raise ValueError(f"prompt must be <= the model's max_context {model.config.max_context}; got {prompt}")
     tokens = np.ones((1, prompt), dtype=np.int64)
+    name = _("prefill, {prompt} tokens").format(prompt=prompt)
     return timing.until_steady(lambda: timing.measure(model.prefill, tokens, repeat=repeat,
-                                                      max_duration_s=max_duration_s, name=f"prefill, {prompt} tokens"))
+                                                      max_duration_s=max_duration_s, name=name))
 
 
 def host_timing(model, *, repeat=20, max_duration_s=2.0):
@@ -163,7 +165,7 @@ class Served:
             k = int(sizes[np.argmax(counts)])
         chosen = mask & (self.step_tokens == k)
         b = _backend.get()
-        return timing.Timing.from_samples(self.step_seconds[chosen], name=f"served steps of {k} tokens",
+        return timing.Timing.from_samples(self.step_seconds[chosen], name=_("served steps of {k} tokens").format(k=k),
                                           backend=b.name, device=b.device)
 
     def step_model(self):

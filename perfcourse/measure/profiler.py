@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 
 from .._check import choice, real
+from .._lang import _
 from ..units import format_seconds
 from . import backend as _backend
 
@@ -204,16 +205,16 @@ class Profile:
 
     def table(self):
         """One line per span name, largest first, with its share of the wall time."""
-        rows = [f"{'span':<14}{'kind':<8}{'calls':>7}{'host total':>13}{'per call':>11}{'share':>8}"
-                + ("   device total" if self.backend == "cupy" else "")]
+        rows = [_("span          kind      calls   host total   per call   share")     # the columns below, aligned
+                + (_("   device total") if self.backend == "cupy" else "")]
         for s in sorted(self.spans.values(), key=lambda s: -s.host_s):
             line = (f"{s.name:<14}{s.kind:<8}{s.count:>7}{format_seconds(s.host_s, unit='ms', decimals=3):>13}"
                     f"{format_seconds(s.host_s / s.count, unit='µs', decimals=2):>11}"
                     f"{s.host_s / self.wall_s if self.wall_s else 0:>8.1%}")
             rows.append(line + (f"{format_seconds(s.device_s, unit='ms', decimals=3):>15}"
                                 if s.device_s is not None else ""))
-        rows.append(f"(one profiled run of {format_seconds(self.wall_s, unit='ms', decimals=3)}, {self.backend} on "
-                    f"{self.device})")
+        rows.append(_("(one profiled run of {wall}, {backend} on {device})").format(
+            wall=format_seconds(self.wall_s, unit='ms', decimals=3), backend=self.backend, device=self.device))
         return "\n".join(rows)
 
 
@@ -239,7 +240,7 @@ def profile(fn, *args, repeat=3, backend=None):
     repeat = int(real("repeat", repeat, low=1, integer=True))
     b = backend or _backend.get()
     runs = []
-    for _ in range(repeat):
+    for _run in range(repeat):
         prof = Profiler(b)
         b.synchronize()
         t0 = time.perf_counter_ns()
