@@ -126,7 +126,7 @@ def _message_text(catalog):
     from babel.messages.pofile import write_po
 
     out = io.BytesIO()
-    write_po(out, catalog, width=0, omit_header=False, ignore_obsolete=True, include_previous=True)
+    write_po(out, catalog, width=0, omit_header=False, ignore_obsolete=True)" lines: Babel wraps them|" lines: Babel wraps them
     return out.getvalue().decode("utf-8")
 
 

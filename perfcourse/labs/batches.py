@@ -5,6 +5,7 @@ from __future__ import annotations
 from tqdm.auto import tqdm
 
 from .._check import positive_int, real
+from .._lang import _
 from ..measure import timing
 
 __all__ = ["sweep_batches"]
@@ -42,7 +43,7 @@ def sweep_batches(make_call, batches, *, min_samples=5, progress=True, **measure
     min_samples = positive_int("min_samples", min_samples)
     cap = real("max_duration_s", measure_kwargs.pop("max_duration_s", 10.0), low=0, low_open=True)
     result = {}
-    for b in tqdm(batches, desc="batch sweep", unit="batch", disable=not progress):
+    for b in tqdm(batches, desc=_("batch sweep"), unit="batch", disable=not progress):
         call = make_call(b)
         one_call = timing.measure(call, repeat=1, warmup_s=0.0, batch=1).p50
         budget = max(cap, 1.25 * (min_samples + 2) * one_call)

@@ -109,6 +109,11 @@ class Backend:
         """``cache_bytes``, or ``FALLBACK_CACHE_BYTES`` when the device did not report it."""
         return int(self.cache_bytes or FALLBACK_CACHE_BYTES)
 
+    @property
+    def why(self):
+        """``reason`` in the learner's language (see :mod:`perfcourse._lang`)."""
+        return lookup(self.reason)
+
     def synchronize(self):
         """Wait until all queued device work has finished (nothing to wait for on the CPU)."""
         if self.on_gpu:

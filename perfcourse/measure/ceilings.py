@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._lang import _
 from . import backend as _backend
 from . import kernels, timing
 from .kernels import sizes
@@ -182,7 +183,7 @@ def measure_ceilings(*, quick=False, backend=None, progress=True, cached=True):
     settings = _settings(quick, b.on_gpu)
     record = {"device": b.device, "backend": b.name, "date": _dt.datetime.now(_dt.timezone.utc).isoformat(),
               "cache_bytes": b.cache_bytes, "matmul_flops": {}, "matmul_sizes": {}, "timings": {}, "notes": []}
-    for label, step, dtype in tqdm(_steps(b), desc="measuring ceilings", disable=not progress, leave=False):
+    for label, step, dtype in tqdm(_steps(b), desc=_("measuring ceilings"), disable=not progress, leave=False):
         try:
             if step == "stream":
                 _stream(b, quick, settings, record)

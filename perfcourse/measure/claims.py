@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .._check import positive_int, real
+from .._lang import _
 from ..models.claimcheck import MATCH_FIELDS
 from ..models.claimcheck import percentile_name as _percentile
 from ..units import format_seconds
@@ -112,14 +113,16 @@ class Claim:
         return tuple(f.name for f in fields(self) if getattr(self, f.name) is None)
 
     def where(self):
-        return f"{self.backend or '?'} on {self.device or '?'}"
+        return _("{backend} on {device}").format(backend=self.backend or "?", device=self.device or "?")
 
     def __str__(self):
-        what = (f"{self.workload or '<no workload>'}, batch {self.batch or '?'}, shape {format_shape(self.shape)}, "
-                f"{self.dtype or '<no dtype>'}")
+        what = _("{workload}, batch {batch}, shape {shape}, {dtype}").format(
+            workload=self.workload or _("<no workload>"), batch=self.batch or "?", shape=format_shape(self.shape),
+            dtype=self.dtype or _("<no dtype>"))
         seconds = format_seconds(self.seconds) if self.seconds is not None else "?"
-        return (f"{what}: {self.percentile or '<no percentile>'} {seconds} over {self.samples or '?'} samples "
-                f"({self.where()})")
+        return _("{what}: {percentile} {seconds} over {samples} samples ({where})").format(
+            what=what, percentile=self.percentile or _("<no percentile>"), seconds=seconds,
+            samples=self.samples or "?", where=self.where())
 
 
 @dataclass(frozen=True)
@@ -138,10 +141,13 @@ class Comparison:
 
     def __str__(self):
         b, n = self.baseline, self.new
-        verdict = f"{self.speedup:.2f}x {'faster' if self.speedup >= 1 else 'the speed (slower)'}"
-        return (f"{verdict}: {b.workload}, batch {b.batch}, shape {format_shape(b.shape)}, {b.dtype}, "
-                f"{b.percentile} {format_seconds(b.seconds)} ({b.where()}) -> {format_seconds(n.seconds)} "
-                f"({n.where()})")
+        verdict = (_("{speedup:.2f}x faster") if self.speedup >= 1 else
+                   _("{speedup:.2f}x the speed (slower)")).format(speedup=self.speedup)
+        return _("{verdict}: {workload}, batch {batch}, shape {shape}, {dtype}, {percentile} {before} ({before_where}) "
+                 "-> {after} ({after_where})").format(
+            verdict=verdict, workload=b.workload, batch=b.batch, shape=format_shape(b.shape), dtype=b.dtype,
+            percentile=b.percentile, before=format_seconds(b.seconds), before_where=b.where(),
+            after=format_seconds(n.seconds), after_where=n.where())
 
 
 def compare(baseline, new):
@@ -162,17 +168,18 @@ def compare(baseline, new):
     for name, c in (("baseline", baseline), ("new", new)):
         if not isinstance(c, Claim):
             raise TypeError(f"{name} must be a perfcourse.measure.claims.Claim; got {type(c).__name__}")
-    problems = [f"{name} is missing {', '.join(c.missing())}" for name, c in (("baseline", baseline), ("new", new))
-                if c.missing()]
+    sides = ((_("baseline"), baseline), (_("new"), new))
+    problems = [_("{side} is missing {fields}").format(side=side, fields=_(", ").join(c.missing()))
+                for side, c in sides if c.missing()]
     for f in MATCH_FIELDS:
         b, n = getattr(baseline, f), getattr(new, f)
         if b is not None and n is not None and b != n:
             show = format_shape if f == "shape" else str
-            problems.append(f"{f} differs ({show(b)} vs {show(n)})")
-    problems += [f"{name} rests on a single sample (a speedup needs at least 2 per side)"
-                 for name, c in (("baseline", baseline), ("new", new)) if c.samples == 1]
+            problems.append(_("{field} differs ({baseline} vs {new})").format(field=f, baseline=show(b), new=show(n)))
+    problems += [_("{side} rests on a single sample (a speedup needs at least 2 per side)").format(side=side)
+                 for side, c in sides if c.samples == 1]
     if problems:
-        raise ValueError("refusing to compare: " + "; ".join(problems))
+        raise ValueError(_("refusing to compare: {problems}").format(problems=_("; ").join(problems)))
     return Comparison(baseline, new)
 
 
@@ -192,10 +199,12 @@ def state_speedup(factor, *, workload=None, batch=None, shape=None, dtype=None, 
     given = {"workload": workload, "batch": batch, "shape": shape, "dtype": dtype, "percentile": percentile}
     lacking = [k for k, v in given.items() if v is None]
     if lacking:
-        raise ValueError(f"'{factor:g}x faster' is refused: it names no {', '.join(lacking)}")
+        raise ValueError(_("'{factor:g}x faster' is refused: it names no {fields}").format(
+            factor=factor, fields=_(", ").join(lacking)))
     c = Claim(workload, batch, shape, dtype, percentile=percentile)
-    return f"{factor:g}x faster at {c.percentile} for {c.workload}, batch {c.batch}, shape {format_shape(c.shape)}, " \
-           f"{c.dtype}"
+    return _("{factor:g}x faster at {percentile} for {workload}, batch {batch}, shape {shape}, {dtype}").format(
+        factor=factor, percentile=c.percentile, workload=c.workload, batch=c.batch, shape=format_shape(c.shape),
+        dtype=c.dtype)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import math
 import time
 
 from .._lang import _, current, lookup
+from ..viz.fonts import figure_language
 from ..viz.style import WIDGET_DPI, WIDGET_FIGSIZE
 
 __all__ = ["explorer", "slider", "log_slider", "dropdown", "Explorer", "DEBOUNCE_ABOVE_S", "DEBOUNCE_S"]
@@ -42,6 +43,7 @@ class Explorer:
         from matplotlib.figure import Figure
 
         self.draw, self.controls = draw, controls
+        figure_language()           # the Chinese font, registered before the first label is drawn
         self.figure = Figure(figsize=figsize, dpi=WIDGET_DPI)
         FigureCanvasAgg(self.figure)
         with matplotlib.rc_context({"axes.titley": 1.0}):   # a title at a fixed height: not placed on every draw

@@ -68,5 +68,5 @@ def plot_latency_throughput(timings, ax=None, *, q=50, title=None, model=None):
     for b, x, y in zip(batches, lat * 1e3, thr, strict=True):
         ax.annotate(f"b={b}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=FONT_SMALL - 1)
     ax.margins(0.12)
-    return finish(ax, xlabel=_("latency per call, p{q:g} [ms]").format(q=q), ylabel="throughput [rows/s]", title=title,
-                  legend=model is not None)
+    return finish(ax, xlabel=_("latency per call, p{q:g} [ms]").format(q=q), ylabel=_("throughput [rows/s]"),
+                  title=title, legend=model is not None)
