@@ -126,7 +126,8 @@ def _message_text(catalog):
     from babel.messages.pofile import write_po
 
     out = io.BytesIO()
-    write_po(out, catalog, width=0, omit_header=False, ignore_obsolete=True)" lines: Babel wraps them|" lines: Babel wraps them
+    # no previous-msgid ("#|") lines: Babel wraps a long one into lines it cannot read back
+    write_po(out, catalog, width=0, omit_header=False, ignore_obsolete=True)
     return out.getvalue().decode("utf-8")
 
 
