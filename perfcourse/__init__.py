@@ -58,8 +58,10 @@ __all__ = sorted(ALIASES) + ["say", "__version__"]
 
 def __getattr__(name):
     if name == "say":       # the lessons' sentences, in the learner's language (see perfcourse._lang.say)
-        from ._lang import say
+        from ._lang import current, say
 
+        if current() != "en":   # a lesson's own figure labels are said too: register the font with their glyphs
+            importlib.import_module(f"{__name__}.viz.fonts").figure_language()
         globals()["say"] = say
         return say
     if name not in ALIASES:

@@ -21,6 +21,8 @@ import json
 import os
 from importlib import resources
 
+from .._lang import _
+
 __all__ = ["latest", "label", "all_runs", "folder", "experiments"]
 
 
@@ -56,7 +58,7 @@ def label(run):
     """``"recorded on <device>, <date>"`` for a run dict (the date without its time)."""
     if not isinstance(run, dict) or "device" not in run or "date" not in run:
         raise TypeError(f"run must be a recorded-run dict with 'device' and 'date'; got {type(run).__name__}")
-    return f"recorded on {run['device']}, {str(run['date'])[:10]}"
+    return _("recorded on {device}, {date}").format(device=run["device"], date=str(run["date"])[:10])
 
 
 def experiments(run, group):

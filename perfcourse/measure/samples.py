@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check import real
+from .._lang import _
 from ..models.percentiles import sorted_percentile
 from ..units import format_seconds
 
@@ -143,12 +144,17 @@ class Timing:
                 "iqr_over_median": self.iqr_over_median, "samples_s": self.samples.tolist()}
 
     def __str__(self):
-        how = f"{self.n} samples" + (f" of {self.batch} calls" if self.batch > 1 else "")
+        if self.batch > 1:
+            how = _("{n} samples of {batch} calls").format(n=self.n, batch=self.batch)
+        else:
+            how = _("{n} samples").format(n=self.n)
         if self.stopped_early:
-            how += f" (cut to {self.n} of {self.repeat} by the time cap)"
-        text = (f"{self.name}: p50 {format_seconds(self.p50)}, p95 {format_seconds(self.p95)}, "
-                f"p99 {format_seconds(self.p99)}, mean {format_seconds(self.mean)} per call; "
-                f"{how}, {self.l2} L2, {self.backend} on {self.device}")
+            how += _(" (cut to {n} of {repeat} by the time cap)").format(n=self.n, repeat=self.repeat)
+        cache = {"warm": _("warm L2"), "cold": _("cold L2")}.get(self.l2, f"{self.l2} L2")
+        text = _("{name}: p50 {p50}, p95 {p95}, p99 {p99}, mean {mean} per call; {how}, {cache}, {backend} on "
+                 "{device}").format(name=self.name, p50=format_seconds(self.p50), p95=format_seconds(self.p95),
+                                    p99=format_seconds(self.p99), mean=format_seconds(self.mean), how=how,
+                                    cache=cache, backend=self.backend, device=self.device)
         if self.noisy:
-            text += f"; NOISY: IQR/median {self.spread_text()} > {NOISY_IQR}"
+            text += _("; NOISY: IQR/median {spread} > {limit}").format(spread=self.spread_text(), limit=NOISY_IQR)
         return text
