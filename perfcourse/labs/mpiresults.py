@@ -7,11 +7,10 @@ speedup and efficiency tables, the all-reduce sweep as (bytes, seconds) arrays f
 
 from __future__ import annotations
 
-import gettext
-
 import numpy as np
 
 from .._check import real
+from .._lang import _, ngettext
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import scaling
 from ..units import format_bytes, format_seconds
@@ -32,8 +31,9 @@ def phase_timings(result, label):
     run = runs_by_label(result)[label]
     phases = {k.removesuffix("_s"): np.asarray(v) for k, v in run["phases"].items()}
     phases["step"] = sum(phases.values())
-    return {k: Timing.from_samples(v, name=f"{label} {k}, {result['n_ranks']} ranks", backend=result["backend"],
-                                   device=result["device"]) for k, v in phases.items()}
+    return {k: Timing.from_samples(v, name=_("{label} {phase}, {n} ranks").format(label=label, phase=k,
+                                                                                 n=result['n_ranks']),
+                                   backend=result["backend"], device=result["device"]) for k, v in phases.items()}
 
 
 def sweep_points(result):
@@ -63,7 +63,8 @@ def one_rank_baseline(result):
     same = [label for label in runs if rows[label] == rows[next(iter(runs))]]
     parts = [phase_timings(result, label) for label in same]
     return {phase: Timing.from_samples(np.concatenate([p[phase].samples for p in parts]),
-                                       name=f"{phase}, 1 rank, {' + '.join(same)} pooled",
+                                       name=_("{phase}, 1 rank, {labels} pooled").format(phase=phase,
+                                                                                         labels=" + ".join(same)),
                                        backend=result["backend"], device=result["device"]) for phase in parts[0]}
 
 
@@ -103,22 +104,27 @@ def scaling_claim(result, label, baseline, baseline_s=None, baseline_timing=None
     eff = t1 / (n * t["step"].p50) if label == "strong" else t1 / t["step"].p50
     fmt = format_seconds
     if label == "strong":
-        recipe = "unchanged: same global batch, data, loss and float32 arithmetic as the 1-rank run"
+        recipe = _("unchanged: same global batch, data, loss and float32 arithmetic as the 1-rank run")
     else:
-        recipe = (f"global batch {run['global_batch']} against {base['global_batch']} on 1 rank: a different "
-                  f"optimisation problem unless the recipe (learning rate, steps) is retuned and time to quality shown")
-    micro = gettext.ngettext("{n} micro-batch", "{n} micro-batches", run["accumulate"]).format(n=run["accumulate"])
+        recipe = _("global batch {batch} against {base} on 1 rank: a different optimisation problem unless the recipe "
+                   "(learning rate, steps) is retuned and time to quality shown").format(
+            batch=run['global_batch'], base=base['global_batch'])
+    micro = ngettext("{n} micro-batch", "{n} micro-batches", run["accumulate"]).format(n=run["accumulate"])
     return "\n".join([
-        f"workload        : dense layer forward + backward, d = {run['d']}, {result['dtype']}",
-        f"ranks, device   : {n} x {result['backend']} on {result['device']} ({result['mpi']})",
-        f"batch           : local {run['local_batch']} x {micro} per all-reduce, global "
-        f"{run['global_batch']} (1-rank run: global {base['global_batch']})",
-        f"communication   : all-reduce of {format_bytes(run['grad_bytes'])} per step, no overlap, p50 "
-        f"{fmt(t['comm'].p50)}; waiting for the slowest rank p50 {fmt(t['wait'].p50)}",
-        f"step time       : p50 {fmt(t['step'].p50)}, p95 {fmt(t['step'].p95)} over {t['step'].n} steps "
-        f"(1 rank: p50 {fmt(t1)})",
-        f"numeric recipe  : {recipe}",
-        f"efficiency      : {eff:.1%} ({label} scaling)"] + _noise_line(t["step"], baseline_timing))
+        _("workload        : dense layer forward + backward, d = {d}, {dtype}").format(d=run['d'],
+                                                                                      dtype=result['dtype']),
+        _("ranks, device   : {n} x {backend} on {device} ({mpi})").format(
+            n=n, backend=result['backend'], device=result['device'], mpi=result['mpi']),
+        _("batch           : local {local} x {micro} per all-reduce, global {batch} (1-rank run: global "
+          "{base})").format(local=run['local_batch'], micro=micro, batch=run['global_batch'],
+                            base=base['global_batch']),
+        _("communication   : all-reduce of {size} per step, no overlap, p50 {comm}; waiting for the slowest rank "
+          "p50 {wait}").format(size=format_bytes(run['grad_bytes']), comm=fmt(t['comm'].p50), wait=fmt(t['wait'].p50)),
+        _("step time       : p50 {p50}, p95 {p95} over {n} steps (1 rank: p50 {one})").format(
+            p50=fmt(t['step'].p50), p95=fmt(t['step'].p95), n=t['step'].n, one=fmt(t1)),
+        _("numeric recipe  : {recipe}").format(recipe=recipe),
+        _("efficiency      : {efficiency:.1%} ({label} scaling)").format(efficiency=eff, label=label)]
+        + _noise_line(t["step"], baseline_timing))
 
 
 def _noise_line(*timings):
@@ -126,5 +132,6 @@ def _noise_line(*timings):
     if not loud:
         return []
     worst = max(loud, key=lambda t: t.iqr_over_median)
-    return [f"noise           : too noisy to quote: {worst.name} varied by IQR/median {worst.spread_text()} "
-            f"(above {NOISY_IQR}); rerun on a quiet machine before stating this efficiency"]
+    return [_("noise           : too noisy to quote: {name} varied by IQR/median {spread} (above {limit}); rerun on "
+              "a quiet machine before stating this efficiency").format(name=worst.name, spread=worst.spread_text(),
+                                                                       limit=NOISY_IQR)]

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from .._check import choice, positive_int, real
+from .._lang import _
 from . import localranks, mpi_step
 
 __all__ = ["MpiNotFound", "find_mpiexec", "mpi_flavour", "transport", "launch"]
@@ -62,11 +63,11 @@ def find_mpiexec():
 def _mpi_missing():
     """Why MPI cannot be used here (a sentence), or None when it can."""
     if importlib.util.find_spec("mpi4py") is None:
-        return "mpi4py is not installed in this Python"
+        return _("mpi4py is not installed in this Python")
     try:
         find_mpiexec()
     except MpiNotFound:
-        return "mpiexec was found neither next to this Python nor on PATH"
+        return _("mpiexec was found neither next to this Python nor on PATH")
     return None
 
 
@@ -88,13 +89,13 @@ def transport(requested="auto"):
         choice("PERFCOURSE_TRANSPORT", forced, ("mpi", "local"))
         requested = forced
     if requested == "local":
-        return "local", "local processes were asked for"
+        return "local", _("local processes were asked for")
     missing = _mpi_missing()
     if missing is None:
         return "mpi", f"MPI: {mpi_flavour(find_mpiexec())} mpiexec with mpi4py"
     if requested == "mpi":
         raise MpiNotFound(f"{missing}. Install an MPI into this environment with:  python -m pip install mpi4py mpich")
-    return "local", f"no MPI here ({missing})"
+    return "local", _("no MPI here ({missing})").format(missing=missing)
 
 
 @functools.lru_cache(maxsize=4)
@@ -166,7 +167,7 @@ def launch(n_ranks, *, d=512, global_batch=0, local_batch=0, accumulate=1, repea
     env["PYTHONUNBUFFERED"] = "1"
     if isinstance(launcher_args, str) or not all(isinstance(a, str) for a in launcher_args):
         raise TypeError(f"launcher_args must be a list of strings; got {launcher_args!r}")
-    kind, _ = transport(via)
+    kind, _why = transport(via)
     if kind == "local" and launcher_args:
         raise ValueError(f"launcher_args need MPI; got {launcher_args!r} with local processes")
     options = {"d": positive_int("d", d), "global_batch": global_batch, "local_batch": local_batch,

@@ -16,13 +16,13 @@ Examples
 
 from __future__ import annotations
 
-import gettext
 import os
 import time
 
 import numpy as np
 
 from .._check import choice, positive_int
+from .._lang import _, ngettext
 from ..measure import backend as _backend
 from ..measure import timing
 from ..measure.kernels import grid_stride
@@ -72,12 +72,13 @@ class Sweep:
 
     @property
     def label(self):
-        per = "" if self.kind == "strong" else " per worker"
-        steps = gettext.ngettext("{n} step", "{n} steps", self.steps).format(n=self.steps)
-        return f"{self.kind}, {self.n:,} elements{per}, {steps}"
+        steps = ngettext("{n} step", "{n} steps", self.steps).format(n=self.steps)
+        if self.kind == "strong":
+            return _("{kind}, {n:,} elements, {steps}").format(kind=self.kind, n=self.n, steps=steps)
+        return _("{kind}, {n:,} elements per worker, {steps}").format(kind=self.kind, n=self.n, steps=steps)
 
     def __str__(self):
-        return f"{self.label} ({self.dtype}):\n{self.table}"
+        return _("{label} ({dtype}):").format(label=self.label, dtype=self.dtype) + f"\n{self.table}"
 
 
 def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=1.0, progress=True, seed=0,
@@ -100,7 +101,7 @@ def sweep(kind, n, steps, workers, *, dtype="float32", repeat=7, max_duration_s=
     lengths = sizes(kind, n, counts)
     steps = positive_int("steps", steps)
     if inputs is None:
-        x, y, a, b, _ = grid_stride.make_inputs(max(lengths), steps, dtype=dtype, seed=seed)
+        x, y, a, b, _unused = grid_stride.make_inputs(max(lengths), steps, dtype=dtype, seed=seed)
     else:
         (x, y), a, b = inputs, grid_stride_a, grid_stride_b
         if min(x.size, y.size) < max(lengths) or x.dtype != y.dtype:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import real
+from .._lang import _
 from ..models.percentiles import percentile
 from ..units import format_seconds
 
@@ -204,10 +205,11 @@ class Trace:
         """One line: count, mean wait and latency, p50/p95/p99 latency, throughput."""
         p = self.percentiles()
         ms = {"unit": "ms"}      # one unit for the whole line, to compare its figures at a glance
-        return (f"{self.policy}: {len(self)} requests, mean wait {format_seconds(self.wait.mean(), **ms)}, "
-                f"latency mean {format_seconds(self.latency.mean(), **ms)}, p50 {format_seconds(p['p50'], **ms)}, "
-                f"p95 {format_seconds(p['p95'], **ms)}, p99 {format_seconds(p['p99'], **ms)}, "
-                f"throughput {self.throughput():.4g} req/s")
+        return _("{policy}: {n} requests, mean wait {wait}, latency mean {mean}, p50 {p50}, p95 {p95}, p99 {p99}, "
+                 "throughput {throughput:.4g} req/s").format(
+            policy=self.policy, n=len(self), wait=format_seconds(self.wait.mean(), **ms),
+            mean=format_seconds(self.latency.mean(), **ms), p50=format_seconds(p['p50'], **ms),
+            p95=format_seconds(p['p95'], **ms), p99=format_seconds(p['p99'], **ms), throughput=self.throughput())
 
 
 @dataclass(frozen=True)
@@ -236,9 +238,10 @@ class LittleCheck:
         return self.in_flight / self.lambda_w
 
     def __str__(self):
-        return (f"L measured {self.in_flight:.4g} requests vs lambda x W = {self.arrival_rate:.4g}/s x "
-                f"{format_seconds(self.time_in_system, 4, unit='ms')} = {self.lambda_w:.4g} requests "
-                f"(ratio {self.ratio:.4f})")
+        return _("L measured {L:.4g} requests vs lambda x W = {rate:.4g}/s x {w} = {lambda_w:.4g} requests "
+                 "(ratio {ratio:.4f})").format(L=self.in_flight, rate=self.arrival_rate,
+                                               w=format_seconds(self.time_in_system, 4, unit='ms'),
+                                               lambda_w=self.lambda_w, ratio=self.ratio)
 
 
 def little_check(trace, t0=None, t1=None):
