@@ -34,18 +34,21 @@ def lab(page):
         yield base, page
 
 
-def open_and_run_all(page, base, name, folder=NOTEBOOKS):
-    """Open a lesson (``name`` relative to ``folder``, the server's root), clear its stored outputs, run every
-    cell and wait until each has run."""
-    expected = _open_cleared(page, base, name, folder)
-    _menu(page, "Run", "Run All Cells")
-    wait_until_run(page, expected)
+def _first_code(path, text):
+    """The index among the code cells of ``path`` of the first whose source holds ``text``."""
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    return next(k for k, c in enumerate(cells) if text in c.source)
+
+
+def _first_explorer(path):
+    """The index among the code cells of ``path`` of the first that builds an explorer."""
+    return _first_code(path, "explorer(")
 
 
 def open_and_run_through(page, base, name, last, folder=NOTEBOOKS):
-    """Open a lesson and clear its outputs, as :func:`open_and_run_all`, then run its code cells up to and
-    including code cell ``last`` (counted from 0) and wait until they have run: a test of one widget needs
-    only the cells above it."""
+    """Open a lesson (``name`` relative to ``folder``, the server's root) and clear its stored outputs, then run
+    its code cells up to and including code cell ``last`` (counted from 0) and wait until they have run: a test
+    of one widget or one printed line needs only the cells above it."""
     _open_cleared(page, base, name, folder)
     page.locator(f"{PANEL} .jp-CodeCell").nth(last).locator(".jp-InputPrompt").click()
     _menu(page, "Run", "Run All Above Selected Cell")
@@ -121,7 +124,7 @@ def amdahl_state(box, timeout=120):
 
 def test_amdahl_slider_redraws_with_the_law(lab):
     base, page = lab
-    open_and_run_all(page, base, "03_amdahl.ipynb")
+    open_and_run_through(page, base, "03_amdahl.ipynb", _first_explorer(NOTEBOOKS / "03_amdahl.ipynb"))
     label = page.locator(".widget-label", has_text="serial")
     box = page.locator(".widget-vbox", has=label).last
     slider = box.locator(".widget-slider", has=label).first
@@ -145,7 +148,8 @@ def test_amdahl_slider_redraws_with_the_law(lab):
 
 def test_start_here_shows_the_backend(lab):
     base, page = lab
-    open_and_run_all(page, base, "00_start_here.ipynb")
+    path = NOTEBOOKS / "00_start_here.ipynb"
+    open_and_run_through(page, base, path.name, _first_code(path, "announce("))
     outputs = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output").all_inner_texts()
     screenshot(page, "start-here")
     text = "\n".join(outputs)
@@ -268,12 +272,6 @@ def slider_latencies(page, box, moves=LATENCY_MOVES):
         times.append(page.evaluate("() => window.__pc.dt") / 1e3)
         page.wait_for_timeout(200)   # the hand rests a moment between moves
     return times
-
-
-def _first_explorer(path):
-    """The index among the code cells of ``path`` of the first that builds an explorer."""
-    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-    return next(k for k, c in enumerate(cells) if "explorer(" in c.source)
 
 
 @pytest.mark.parametrize("notebook", ["01_latency_throughput.ipynb", "03_amdahl.ipynb", "05_roofline.ipynb"])

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from .browser import ROOT, chromium_page, jupyterlab, need_browser, screenshot
-from .test_browser import open_and_run_all
+from .test_browser import _first_explorer, open_and_run_through
 
 pytestmark = pytest.mark.browser
 NOTEBOOKS = ROOT / "notebooks"
@@ -24,8 +24,9 @@ def page():
 
 
 def open_and_run(page, base, folder, name):
-    """Open ``name`` (relative to ``folder``, the server's root), clear its outputs, run every cell."""
-    open_and_run_all(page, base, name, folder)
+    """Open ``name`` (relative to ``folder``, the server's root), clear its outputs, run its cells up to and with
+    its first explorer."""
+    open_and_run_through(page, base, name, _first_explorer(folder / name), folder)
 
 
 def check_chinese_lesson(page, folder, name="zh/03_amdahl.ipynb"):
