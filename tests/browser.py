@@ -145,8 +145,8 @@ def server(cmd, url_path, *, cwd, token=None, timeout=SERVER_START_S, any_status
         env = dict(os.environ, JUPYTER_CONFIG_DIR=f"{tmp}/config", JUPYTER_RUNTIME_DIR=f"{tmp}/runtime",
                    JUPYTERLAB_SETTINGS_DIR=f"{tmp}/settings", JUPYTERLAB_WORKSPACES_DIR=f"{tmp}/ws",
                    PERFCOURSE_BACKEND=os.environ.get("PERFCOURSE_BACKEND", "numpy"),
-                   # the lessons' measurements on a tenth of their time budget, as under nbval (see conftest.py)
-                   PERFCOURSE_TIME_SCALE=os.environ.get("PERFCOURSE_TIME_SCALE", "0.1"), **(extra_env or {}))
+                   # the lessons' measurements on a twentieth of their time budget, as under nbval (see conftest.py)
+                   PERFCOURSE_TIME_SCALE=os.environ.get("PERFCOURSE_TIME_SCALE", "0.05"), **(extra_env or {}))
         _lab_settings(f"{tmp}/settings")
         args = [a.format(port=port, token=token or "") for a in cmd]
         log = open(Path(tmp) / "server.log", "w")  # noqa: SIM115 - closed below
