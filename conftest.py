@@ -1,4 +1,4 @@
-"""The whole test run's set-up: the lessons measure on a twentieth of their time budget, in a records folder of their own.
+"""The whole test run's set-up: the lessons measure on a twentieth of their time budget, in a records folder apart.
 
 nbval runs every lesson with its stored timing outputs ignored, so its measurements need not take the time a
 learner's run takes: ``PERFCOURSE_TIME_SCALE`` is set while a notebook's cells run (its kernel starts with it)

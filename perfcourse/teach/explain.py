@@ -275,8 +275,8 @@ threads waited for each other).
                  "so it allows at most {cap:.3g}x on {n:g} workers.")
     elif achieved > ceiling * BOUND_SLACK:
         text = _("one worker reached {rate} of {resource}, {share:.0%} of the {ceiling} measured (above it: that "
-                 "ceiling was measured low); each worker brings its own, so the worker count bounds the run at "
-                 "{n:g}x.")
+                 "ceiling was measured low, so it bounds nothing here); a resource each worker brings for itself "
+                 "cannot cap the speedup either way, so the worker count bounds the run at {n:g}x.")
     else:
         text = _("one worker reached {rate} of {resource} ({share:.0%} of the {ceiling} measured); each worker "
                  "brings its own, so the worker count bounds the run at {n:g}x.")
