@@ -101,11 +101,17 @@ def machine_ceilings(*, remeasure=False, progress=True, backend=None):
     return result
 
 
+def _noisiest(ceilings):
+    """``(name, IQR/median)`` of a set's noisiest kept timing (``(None, 0.0)`` when none were kept)."""
+    spreads = [(ceilings.timing(name).iqr_over_median, name) for name, t in ceilings.timings.items()
+               if isinstance(t, dict) and t.get("samples")]
+    spread, name = max(spreads, default=(0.0, None))
+    return name, spread
+
+
 def _spread(ceilings):
     """The largest IQR/median among a set's kept timings (0 when none were kept)."""
-    spreads = [ceilings.timing(name).iqr_over_median for name, t in ceilings.timings.items()
-               if isinstance(t, dict) and t.get("samples")]
-    return max(spreads, default=0.0)
+    return _noisiest(ceilings)[1]
 
 
 def origin(ceilings):
@@ -131,8 +137,9 @@ def origin(ceilings):
     else:
         line = _("ceilings measured {when} and kept: every lesson uses this one set "
                  "(pc.hardware.machine_ceilings(remeasure=True) measures again)").format(when=when)
-    if _spread(ceilings) > NOISY_IQR:
-        line += _("; even the steadiest of its tries was noisy (IQR/median {spread:.2f}, above {limit}), so a "
-                  "verdict read against these ceilings is uncertain: measure them again on a quiet machine").format(
-            spread=_spread(ceilings), limit=NOISY_IQR)
+    name, spread = _noisiest(ceilings)
+    if spread > NOISY_IQR:
+        line += _("; in the steadiest of its tries the {name} timing still varied by IQR/median {spread:.2f} (above "
+                  "{limit}), so a verdict read against that ceiling is uncertain: measure again on a quiet "
+                  "machine").format(name=name, spread=spread, limit=NOISY_IQR)
     return line
