@@ -5,7 +5,8 @@ among the blocks it runs. A kernel's registers per thread and shared bytes per b
 many of its blocks fit at once; occupancy is the resident warps over the SM's maximum. The rules
 are CUDA's own (the occupancy calculator, ``cuda_occupancy.h``): registers go to warps in units
 of 256 and each of the SM's 4 sub-partitions holds whole warps; shared memory goes to blocks in
-units of 128 bytes, plus 1 KB the system reserves per block (compute capability 8.0 and up).
+units of 128 bytes (256 below compute capability 8.0), plus 1 KB the system reserves per block
+(compute capability 8.0 and up).
 The limits per compute capability are those of the CUDA C++ programming guide's table.
 
 Examples
@@ -52,8 +53,10 @@ class SMLimits:
 
 
 LIMITS = {
-    (7, 0): SMLimits(threads=2048, blocks=32, shared_bytes=96 * KB, shared_per_block=96 * KB, reserved_per_block=0),
-    (7, 5): SMLimits(threads=1024, blocks=16, shared_bytes=64 * KB, shared_per_block=64 * KB, reserved_per_block=0),
+    (7, 0): SMLimits(threads=2048, blocks=32, shared_bytes=96 * KB, shared_per_block=96 * KB, reserved_per_block=0,
+                     shared_unit=256),
+    (7, 5): SMLimits(threads=1024, blocks=16, shared_bytes=64 * KB, shared_per_block=64 * KB, reserved_per_block=0,
+                     shared_unit=256),
     (8, 0): SMLimits(threads=2048, blocks=32, shared_bytes=164 * KB, shared_per_block=163 * KB,
                      reserved_per_block=KB),
     (8, 6): SMLimits(threads=1536, blocks=16, shared_bytes=100 * KB, shared_per_block=99 * KB,
