@@ -35,7 +35,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "say", "text", "fields", "catalog_path", "width", "pad"]
+           "lookup", "say", "text", "fields", "catalog_path", "width", "pad", "rpad"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -246,3 +246,14 @@ def pad(text, columns):
     '课  |'
     """
     return text + " " * max(columns - width(text), 0)
+
+
+def rpad(text, columns):
+    """``text`` right-aligned in ``columns`` columns of a terminal: spaces first (see :func:`width`).
+
+    Examples
+    --------
+    >>> "|" + rpad("课", 4)
+    '|  课'
+    """
+    return " " * max(columns - width(text), 0) + text

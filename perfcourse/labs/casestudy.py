@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check import real
-from .._lang import _, pad, width
+from .._lang import _, pad, rpad, width
 from ..measure.profiler import Profile
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
@@ -267,11 +267,8 @@ class ChangeLog:
         w_change = max([width(heads[0]), *(width(e.change) for e in self.entries)]) + 2
         w_target = max([width(heads[1]), *(width(e.target) for e in self.entries)]) + 2
 
-        def right(text, columns):
-            return " " * max(columns - width(text), 0) + text
-
-        rows = [f"{'#':<3}{pad(heads[0], w_change)}{pad(heads[1], w_target)}{right(heads[2], 10)}"
-                f"{right(heads[3], 14)}{'p95':>10}{right(heads[4], 11)}"]
+        rows = [f"{'#':<3}{pad(heads[0], w_change)}{pad(heads[1], w_target)}{rpad(heads[2], 10)}"
+                f"{rpad(heads[3], 14)}{'p95':>10}{rpad(heads[4], 11)}"]
         for i, e in enumerate(self.entries):
             pred = format_seconds(e.predicted_s) if e.predicted_s is not None else "-"
             rows.append(f"{i:<3}{pad(e.change, w_change)}{pad(e.target, w_target)}{pred:>10}"

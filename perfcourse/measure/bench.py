@@ -8,7 +8,7 @@ Examples
 
 from __future__ import annotations
 
-from .._lang import _, pad, width
+from .._lang import _, pad, rpad, width
 from ..units import format_bytes, si
 
 __all__ = ["rows", "report"]
@@ -44,7 +44,7 @@ def report(ceilings, sheet=None):
     head = (_("figure"), _("measured"), _("datasheet"), _("{percent} of datasheet").format(percent="%"))
     table = [r[:cols] for r in [head] + rows(ceilings, sheet)]
     widths = [max(width(r[i]) for r in table) for i in range(cols)]
-    lines = ["  ".join(pad(cell, w) if i == 0 else " " * (w - width(cell)) + cell for i, (cell, w) in
+    lines = ["  ".join(pad(cell, w) if i == 0 else rpad(cell, w) for i, (cell, w) in
                        enumerate(zip(r, widths, strict=True))) for r in table]
     lines.insert(1, "-" * width(lines[0]))
     lines.insert(0, _("device: {device} ({backend}), measured {date}").format(

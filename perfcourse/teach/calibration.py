@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from .._lang import _, ngettext, pad, width
+from .._lang import _, ngettext, pad, rpad
 
 __all__ = ["Calibration", "calibration"]
 
@@ -97,13 +97,10 @@ class Calibration:
 
     def table(self):
         """One line per prediction, in course order."""
-        def right(text, columns):     # right-aligned in terminal columns (a Chinese character takes two)
-            return " " * max(columns - width(text), 0) + text
-
-        lines = [pad(_("prediction"), 28) + right(_("guess/measured"), 16) + right(_("model/measured"), 16)]
+        lines = [pad(_("prediction"), 28) + rpad(_("guess/measured"), 16) + rpad(_("model/measured"), 16)]
         for key, _lesson, g, m in self.rows:
             guess = _("no guess") if g is None else f"{2 ** g:.3g}"
-            lines.append(f"{key:<28}" + right(guess, 16) + f"{2 ** m:>16.3g}")
+            lines.append(f"{key:<28}" + rpad(guess, 16) + f"{2 ** m:>16.3g}")
         return "\n".join(lines)
 
 
