@@ -115,7 +115,12 @@ def test_solutions_pass_their_checks_for_many_seeds(path, capsys):
     exercise = exercise_of(nbformat.read(path, as_version=4), path)
     seeds = 2 if any(p.timeout_s for p in parts(exercise)) else 15   # simulated kernels are slow
     for seed in range(seeds):
-        for result in grade_namespace(exercise, namespace, seed=seed):
+        results = grade_namespace(exercise, namespace, seed=seed)
+        timed = [r for r, p in zip(results, parts(exercise), strict=True)
+                 if p.timeout_s and r["points"] < r["max_points"]]
+        if timed:   # a part that times this machine may meet a change of load between two timings: grade once more
+            results = grade_namespace(exercise, namespace, seed=seed)
+        for result in results:
             assert result["points"] == result["max_points"], (seed, result)
     seed, _, replay = load_cases(exercise)           # the learner's self-check: the stored answers
     for result in grade_namespace(exercise, namespace, seed=seed, ref=replay):

@@ -199,7 +199,8 @@ def serve(model, requests, *, max_batch, token_budget=None, duration=None, seed=
     >>> from perfcourse.queueing import token_requests
     >>> reqs = token_requests(6, 200.0, prompt=(4, 8), answer_mean=3, answer_max=6, seed=1)
     >>> run = serve(Model("tiny", slots=2), reqs, max_batch=2)
-    >>> bool((run.trace.first_token > run.trace.arrival).all()), int(run.step_tokens.max()) <= 2 + 8
+    >>> # a step holds at most 2 sequences, each with its prompt (when it joins) or one token
+    >>> bool((run.trace.first_token > run.trace.arrival).all()), int(run.step_tokens.max()) <= 2 * 8
     (True, True)
     """
     model = _model(model)
