@@ -8,13 +8,16 @@ notebook path Jupyter puts in ``JPY_SESSION_NAME``), else English.
 :func:`_` returns the Chinese of an English message from the message catalog
 ``perfcourse/locale/zh/LC_MESSAGES/messages.po`` when the language is Chinese, and the message
 itself otherwise (or when it has no translation yet); :func:`ngettext` does the same for a message
-whose words follow a count. The catalogs keep gettext's layout (``<language>/LC_MESSAGES/``).
+whose words follow a count. The catalogs keep gettext's layout (``<language>/LC_MESSAGES/``), and
+the package reads each one compiled (the ``.mo`` beside its ``.po``, written by ``perfcourse
+translate``, which compiles only entries translated, not fuzzy and with the English's fields) with
+the standard library's :mod:`gettext`, so it needs no catalog tool to run.
 A message with values is translated as a template and filled afterwards:
 ``_("{n} workers").format(n=n)``, never ``_(f"{n} workers")``, so ``perfcourse translate``
 finds the template in the source. :func:`text` looks up the other catalogs (the question bank)
 by context. Catalogs are read once, when first needed; importing
 this module changes nothing. ``PERFCOURSE_LOCALE`` names another folder of catalogs (one
-holding ``zh/LC_MESSAGES/messages.po``), to try a translation before it is part of the package.
+holding ``zh/LC_MESSAGES/messages.mo``), to try a translation before it is part of the package.
 
 Examples
 --------
@@ -44,8 +47,7 @@ LOCALE = Path(__file__).resolve().parent / "locale"
 _SPELLINGS = {"en": "en", "zh": "zh", "zh_cn": "zh", "zh-cn": "zh"}
 _ALLOWED = "en, zh, zh_CN or zh-CN"
 ENV_LOCALE = "PERFCOURSE_LOCALE"
-_TABLES: dict[str, dict] = {}   # catalog file -> {(context, English): translation}
-_PLURALS: dict[str, object] = {}  # catalog file -> its Plural-Forms rule, n -> form index
+_TABLES: dict[str, gettext.NullTranslations] = {}   # compiled catalog file -> its translations
 
 
 def resolve(name):
@@ -86,9 +88,12 @@ def _in_zh_folder():
 
 
 def catalog_path(name, lang="zh"):
-    """The file of catalog ``name`` (``"messages"``, ``"questions"``) in ``lang`` (see ``PERFCOURSE_LOCALE``)."""
+    """The compiled file (``.mo``) of catalog ``name`` (``"messages"``, ``"questions"``) in ``lang``.
+
+    ``perfcourse translate`` compiles it from the ``.po`` beside it (see ``PERFCOURSE_LOCALE``).
+    """
     folder = os.environ.get(ENV_LOCALE, "").strip()
-    return (Path(folder) if folder else LOCALE) / lang / "LC_MESSAGES" / f"{name}.po"
+    return (Path(folder) if folder else LOCALE) / lang / "LC_MESSAGES" / f"{name}.mo"
 
 
 def fields(template):
@@ -104,40 +109,19 @@ def fields(template):
 
 
 def _table(name, lang):
-    """``{(context, English): translation}`` of a catalog: translated, not fuzzy, with the same fields.
+    """The compiled catalog ``name`` in ``lang`` (``gettext.GNUTranslations``); an empty one when it has none.
 
-    A plural message is keyed by its two English forms, ``(context, (singular, plural))``, and holds
-    the tuple of its translated forms.
+    Read with the standard library alone: the package runs where no catalog tool is installed.
     """
     path = catalog_path(name, lang)
     key = str(path)
     if key not in _TABLES:
-        table = {}
         if path.is_file():
-            import polib
-
-            po = polib.pofile(str(path), wrapwidth=0)
-            _PLURALS[key] = _plural_rule(po.metadata.get("Plural-Forms", ""))
-            for e in po:
-                if e.obsolete or "fuzzy" in e.flags:
-                    continue
-                if e.msgid_plural:
-                    forms = tuple(e.msgstr_plural[k] for k in sorted(e.msgstr_plural))
-                    if forms and all(f.strip() and fields(f) == fields(e.msgid_plural) for f in forms):
-                        table[(e.msgctxt, (e.msgid, e.msgid_plural))] = forms
-                elif e.msgstr.strip() and fields(e.msgstr) == fields(e.msgid):   # else .format would fail: English
-                    table[(e.msgctxt, e.msgid)] = e.msgstr
-        _TABLES[key] = table
+            with path.open("rb") as f:
+                _TABLES[key] = gettext.GNUTranslations(f)
+        else:
+            _TABLES[key] = gettext.NullTranslations()
     return _TABLES[key]
-
-
-def _plural_rule(header):
-    """The ``plural=`` expression of a ``Plural-Forms`` header as a function of n (gettext's own parser)."""
-    expr = header.split("plural=", 1)[1].rstrip("; ") if "plural=" in header else "n != 1"
-    try:
-        return gettext.c2py(expr)
-    except (ValueError, SyntaxError):
-        return gettext.c2py("n != 1")
 
 
 def text(catalog, english, context=None, *, lang=None):
@@ -147,7 +131,8 @@ def text(catalog, english, context=None, *, lang=None):
     lang = current() if lang is None else resolve(lang)
     if lang == "en":
         return english
-    return _table(catalog, lang).get((context, english), english)
+    table = _table(catalog, lang)
+    return table.gettext(english) if context is None else table.pgettext(context, english)
 
 
 def _(message, lang=None):
@@ -207,15 +192,9 @@ def ngettext(singular, plural, n, lang=None):
     if isinstance(n, bool) or not isinstance(n, (int, float)) or n != n:
         raise TypeError(f"ngettext's count must be a number; got {n!r}")
     lang = current() if lang is None else resolve(lang)
-    english = singular if n == 1 else plural
     if lang == "en":
-        return english
-    table = _table("messages", lang)
-    forms = table.get((None, (singular, plural)))
-    if forms is None:
-        return english
-    index = _PLURALS[str(catalog_path("messages", lang))](int(abs(n)))
-    return forms[min(index, len(forms) - 1)]
+        return singular if n == 1 else plural
+    return _table("messages", lang).ngettext(singular, plural, int(abs(n)))
 
 
 def N_(message):

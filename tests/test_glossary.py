@@ -9,6 +9,7 @@ import polib
 import pytest
 
 from perfcourse import _lang, cli, glossary
+from perfcourse.teach import catalog
 
 
 def test_enough_terms_each_complete():
@@ -164,7 +165,7 @@ def test_the_chinese_comes_from_the_catalog_not_from_the_code(tmp_path, monkeypa
     po = polib.POFile()
     po.append(polib.POEntry(msgctxt="critical-path#names", msgid="critical path", msgstr="临界路径 / 关键链"))
     po.append(polib.POEntry(msgctxt="critical-path#definition", msgid=term.definition, msgstr="一条定义。"))
-    po.save(str(folder / "glossary.po"))
+    (folder / "glossary.mo").write_bytes(catalog.compiled(po))     # the file the package reads
     monkeypatch.setattr(_lang, "_TABLES", {})
     assert term.chinese == ("临界路径", "关键链") and term.meaning("zh") == "一条定义。"
     assert [t.english for t in glossary.lookup("关键链")] == ["critical path"]

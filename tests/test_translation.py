@@ -6,6 +6,7 @@ in tests/test_translation_edition.py.
 
 from __future__ import annotations
 
+import gettext
 import os
 import shutil
 import subprocess
@@ -40,6 +41,7 @@ def _po(entries, path):
         po.append(polib.POEntry(msgctxt=ctxt, msgid=msgid, msgstr=msgstr, flags=list(flags)))
     path.parent.mkdir(parents=True, exist_ok=True)
     po.save(str(path))
+    path.with_suffix(".mo").write_bytes(catalog.compiled(po))     # what perfcourse translate compiles
 
 
 @pytest.fixture
@@ -156,6 +158,7 @@ def test_plural_messages_take_their_form_from_the_catalogs_rule(english, tmp_pat
 
     with path.open("wb") as f:
         write_po(f, cat)
+    path.with_suffix(".mo").write_bytes(catalog.compiled(polib.pofile(str(path))))
     monkeypatch.setenv(_lang.ENV_LOCALE, str(tmp_path))
     for n in (0, 1, 2, 5):
         assert _lang.ngettext(*plural, n, lang="en").format(n=n) == (f"{n} step" if n == 1 else f"{n} steps")
@@ -287,6 +290,48 @@ def test_translate_check_finds_stale_and_extra_notebooks(course_copy, capsys):
     assert "stale: notebooks/zh/03_amdahl.ipynb" in err and "extra: notebooks/zh/99_orphan.ipynb" in err
     assert cli.main(["translate", "--root", str(root), "--check", "--execute"]) == 2
     assert cli.main(["translate", "--root", str(root / "nowhere")]) == 2
+
+
+def test_the_package_reads_the_catalogs_translate_compiled(course_copy, capsys):
+    mo = course_copy / "perfcourse" / "locale" / "zh" / "LC_MESSAGES" / "messages.mo"
+    english = "close (within {band:g}x)"
+    assert gettext.GNUTranslations(mo.open("rb")).gettext(english) == english + " 【中】"     # the filled .po
+
+    def retranslate(text):
+        po = polib.pofile(str(mo.with_suffix(".po")), wrapwidth=0)
+        po.find(english).msgstr = text
+        po.save(str(mo.with_suffix(".po")))
+
+    retranslate("接近（{band:g}x 以内）")
+    capsys.readouterr()
+    assert cli.main(["translate", "--root", str(course_copy), "--check"]) == 1
+    assert "stale: perfcourse/locale/zh/LC_MESSAGES/messages.mo" in capsys.readouterr().err
+    assert cli.main(["translate", "--root", str(course_copy)]) == 0
+    assert cli.main(["translate", "--root", str(course_copy), "--check"]) == 0
+    assert gettext.GNUTranslations(mo.open("rb")).gettext(english) == "接近（{band:g}x 以内）"
+    retranslate("接近（{other}x 以内）")                        # other fields: left out, the English is shown
+    assert cli.main(["translate", "--root", str(course_copy)]) == 0
+    assert gettext.GNUTranslations(mo.open("rb")).gettext(english) == english
+
+
+def test_chinese_output_needs_no_catalog_tool(tmp_path):
+    # the GPU machine's Python has neither polib nor Babel: the package reads the compiled catalogs with gettext
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    for name in ("polib", "babel"):
+        (hidden / f"{name}.py").write_text(f"raise ImportError('no {name} here')\n")
+    code = ("import perfcourse as pc; from perfcourse import glossary, _lang; "
+            "print(_lang._('close (within {band:g}x)').format(band=1.25)); "
+            "print(_lang.ngettext('copied {n} notebook into {work}', 'copied {n} notebooks into {work}', 3)"
+            ".format(n=3, work='w')); "
+            "print(glossary.lookup('span')[0].chinese[0]); print(pc.glossary.table().splitlines()[0])")
+    env = {k: v for k, v in os.environ.items() if k not in (_lang.ENV_LOCALE, "JPY_SESSION_NAME")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(env, PYTHONPATH=str(hidden), PERFCOURSE_LANG="zh"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "接近（1.25x 以内）" and lines[1] == "已向 w 复制 3 个 notebook"
+    assert lines[2] == "关键路径（span）" and "中文" in lines[3]
 
 
 # --- the commands and the course folder ----------------------------------------------------------------------------

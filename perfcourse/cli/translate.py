@@ -8,6 +8,9 @@ The catalogs live in ``perfcourse/locale/zh/LC_MESSAGES/`` (gettext's layout; ``
 - ``questions.po``: the question bank; ``glossary.po``: the glossary's Chinese terms and definitions;
 - ``messages.po``: what the package prints, the widgets' and the figures' labels.
 
+The package reads ``questions``, ``glossary`` and ``messages`` while it runs, compiled: each ``.po``
+has its ``.mo`` beside it, written here (as ``msgfmt`` would) and read with the standard library.
+
 ``messages.po`` is a catalog of the gettext kind, so Babel extracts, merges and checks it (as
 ``pybabel extract``/``update`` and ``msgfmt --check`` would). The other catalogs are keyed by where
 a paragraph stands (a cell id and its paragraph number, a question and its field), not by their
@@ -143,6 +146,32 @@ def _save(po, path):
     return True
 
 
+def _compiled(po_path):
+    """The ``.mo`` beside ``po_path`` and the bytes it should hold (see :func:`..teach.catalog.compiled`)."""
+    import polib
+
+    from ..teach.catalog import compiled
+
+    data = compiled(polib.pofile(str(po_path), wrapwidth=0)) if po_path.is_file() else None
+    return po_path.with_suffix(".mo"), data
+
+
+def _compile(po_path):
+    """Compile ``po_path`` to the ``.mo`` beside it, the file the package reads; True when written."""
+    mo, data = _compiled(po_path)
+    if data is None or (mo.is_file() and mo.read_bytes() == data):
+        return False
+    tmp = mo.with_name(mo.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, mo)
+    return True
+
+
+def _runtime_catalogs(root):
+    """The catalogs the package reads while it runs (the others only generate the Chinese notebooks)."""
+    return [root / LOCALE / f"{name}.po" for name, *_rest in _keyed()] + [root / LOCALE / "messages.po"]
+
+
 def _messages(root):
     """``{English: places}``: the package's ``_()`` messages and the lessons' widget labels."""
     from ..teach.extract import package_messages, widget_labels
@@ -189,6 +218,9 @@ def update_catalogs(root):
     counts = merge_messages(catalog, _messages(root))
     if _save(catalog, path):
         lines.append(f"{path.relative_to(root)}: {_counts(counts)}")
+    for path in _runtime_catalogs(root):
+        if _compile(path):
+            lines.append(_("{path}: compiled").format(path=path.with_suffix(".mo").relative_to(root)))
     return lines
 
 
@@ -258,6 +290,11 @@ def check(root):
         out += entry_problems(_catalog(path, name), found, path.relative_to(root).as_posix(), place)
     messages = root / LOCALE / "messages.po"
     out += message_problems(_message_catalog(messages), _messages(root), messages.relative_to(root).as_posix())
+    for path in _runtime_catalogs(root):
+        mo, data = _compiled(path)
+        if data is not None and not (mo.is_file() and mo.read_bytes() == data):
+            out.append(_("stale: {path} (not compiled from its .po; run  perfcourse translate)").format(
+                path=mo.relative_to(root)))
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import re
 
-__all__ = ["paragraphs", "entries", "new_catalog", "update", "update_entries", "problems", "entry_problems",
+__all__ = ["paragraphs", "entries", "new_catalog", "compiled", "update", "update_entries", "problems", "entry_problems",
            "paragraph_place", "translated", "FUZZY"]
 
 FUZZY = "fuzzy"
@@ -74,6 +74,33 @@ def new_catalog(language, source_name):
                    "MIME-Version": "1.0", "Content-Type": "text/plain; charset=UTF-8",
                    "Content-Transfer-Encoding": "8bit"}
     return po
+
+
+def compiled(po):
+    """The ``.mo`` bytes of catalog ``po`` that the package reads at run time (with :mod:`gettext`).
+
+    Only usable entries go in: translated, not fuzzy, not obsolete, and with the same replacement
+    fields as their English (else filling the template would fail; the English is shown instead).
+    The order is fixed (by context and English), so the same catalog always compiles to the same bytes.
+    """
+    import polib
+
+    from .._lang import fields
+
+    out = polib.POFile(wrapwidth=0)
+    out.metadata = {"Content-Type": "text/plain; charset=UTF-8", **po.metadata}
+    for e in po:
+        if e.obsolete or FUZZY in e.flags:
+            continue
+        if e.msgid_plural:
+            forms = [e.msgstr_plural[k] for k in sorted(e.msgstr_plural)]
+            usable = bool(forms) and all(f.strip() and fields(f) == fields(e.msgid_plural) for f in forms)
+        else:
+            usable = bool(e.msgstr.strip()) and fields(e.msgstr) == fields(e.msgid)
+        if usable:
+            out.append(polib.POEntry(msgctxt=e.msgctxt, msgid=e.msgid, msgstr=e.msgstr, msgid_plural=e.msgid_plural,
+                                     msgstr_plural=dict(e.msgstr_plural)))
+    return out.to_binary()
 
 
 def _cell(ctxt):
