@@ -156,7 +156,8 @@ def say(template, /, **values):
     English edition and Chinese in the Chinese one. ``template`` is a ``str.format`` template written as a
     string literal in the lesson's code, where ``perfcourse translate`` collects it into the message
     catalog; the values are filled in after the translation is looked up, with the template's own format
-    specs. Without a translation the English is printed.
+    specs; a truth value is written in the learner's language (``True``/``False`` in English). Without a
+    translation the English is printed.
 
     Examples
     --------
@@ -170,6 +171,7 @@ def say(template, /, **values):
     if not isinstance(template, str):
         raise TypeError(f"say() takes the sentence as a string template; got {template!r}")
     translated = lookup(template)   # a lesson's literal, collected from the lessons by perfcourse translate
+    values = {k: _yes_no(v) for k, v in values.items()}
     try:
         return translated.format(**values)
     except KeyError as err:
@@ -179,6 +181,13 @@ def say(template, /, **values):
     except IndexError:
         raise ValueError(f"say(): the sentence {template!r} has a field without a name; name every field, "
                          "as in {n}") from None
+
+
+def _yes_no(value):
+    """A truth value (Python's or NumPy's) as the learner's language writes it; any other value as it is."""
+    if type(value).__name__ in ("bool", "bool_"):      # Python's bool, NumPy's bool (numpy.bool_)
+        return lookup(N_("True") if value else N_("False"))
+    return value
 
 
 def ngettext(singular, plural, n, lang=None):

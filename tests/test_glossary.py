@@ -174,7 +174,7 @@ def test_the_chinese_comes_from_the_catalog_not_from_the_code(tmp_path, monkeypa
 def test_the_command_prints_chinese_under_perfcourse_lang_zh(chinese, capsys):
     assert cli.main(["glossary", "critical", "path"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["critical path · 关键路径", "  必须一个接一个执行的最长运算链；它的长度就是 span。",
+    assert out == ["critical path · critical path / 关键路径", "  必须一个接一个执行的最长运算链；它的长度就是 span。",
                    "  在第 02 课讲解（02_work_span.ipynb）。"]
     assert cli.main(["glossary"]) == 0
     table = capsys.readouterr().out.splitlines()

@@ -117,7 +117,7 @@ def test_b1_faster_than_the_roofline_is_explained_by_the_cache_holding_w():
     text = explain.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
                                  cache_bytes=32 * 2**20, reused=True)
     assert "2.27x faster than the model" in text
-    assert "at least 56% of W must have come from a cache" in text
+    assert "at least 56% of W had to come from a cache" in text
     assert "32 MiB last-level cache can keep up to 50% of it" in text
     # a cache that holds all the bytes needed explains it alone
     assert explain.read_verdict(1.27e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",

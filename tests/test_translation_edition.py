@@ -102,7 +102,8 @@ KEPT_ENGLISH = set("""
 latency throughput batch batches speedup efficiency kernel kernels workload workloads token tokens budget serial
 fraction strong weak scaling span prefill decode step steps roofline warp warps block blocks thread threads grid
 stride cache worker workers rank ranks ring tree allreduce graph memory compute bound copy scale add triad sum ms us
-ns float dtype
+ns float dtype bandwidth work percentile utilization baseline wall time occupancy reduction arithmetic intensity
+queueing tail size max continuous batching scaled critical path static global local bus
 """.split())
 PROSE = re.compile(r"[a-z]{2,}|a")                 # one letter (n, x, e, s of B/s) is a symbol, not a word
 NAME = r"'[^'\s]*'|[a-z0-9]+(?:-[a-z0-9]+){2,}|[A-Za-z_][A-Za-z0-9_.']*"   # a quoted key, a-hyphen-chain, a word
@@ -168,3 +169,17 @@ def test_the_chinese_lessons_print_no_english_sentence(lesson):
              for line in printed(cell).splitlines() if (runs := english_runs(line, names=names, cited=cited))]
     assert not found, f"{len(found)} printed lines of notebooks/zh/{lesson.notebook} hold English prose:\n" + \
         "\n".join(found[:12])
+
+
+def test_truth_values_and_answer_units_print_in_chinese(monkeypatch, capsys):
+    import numpy as np
+
+    from perfcourse import _lang, say, selftest
+
+    monkeypatch.delenv(_lang.ENV_LOCALE, raising=False)
+    for lang, yes, no in (("en", "True", "False"), ("zh", "是", "否")):
+        monkeypatch.setenv(_lang.ENV, lang)
+        assert say("sums right: walk {walk}, tree {tree}", walk=np.bool_(True), tree=False).endswith(
+            f"{yes}，树形 {no}" if lang == "zh" else f"walk {yes}, tree {no}")
+    selftest.ask("l02-tree-span")
+    assert capsys.readouterr().out.splitlines()[0].endswith("（答案单位：次加法）")

@@ -39,7 +39,8 @@ def read_verdict(measured_s, model_s, *, nbytes, bandwidth, what, cache_bytes=No
 
     The model charges ``nbytes`` at the measured copy ``bandwidth`` (``model_s``). The sentence
     says which side of the model the measurement fell and by how much, the bandwidth the call
-    reached, and, when it came in faster, how much of the data must have come from a cache:
+    reached, and, when it came in faster, how much of the data had to come from a cache if memory ran at the copy's
+    bandwidth:
     with a free cache, a share ``1 - measured/model`` of the bytes. ``reused`` says the same
     data is read on every call (a weight matrix), so the last-level cache (``cache_bytes``)
     can keep part of it between calls.
@@ -49,8 +50,8 @@ def read_verdict(measured_s, model_s, *, nbytes, bandwidth, what, cache_bytes=No
     >>> print(read_verdict(1.27e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
     ...                    cache_bytes=32 * 2**20, reused=True))
     W (64 MiB) was read in 1.27 ms, 2.27x faster than the model: 52.8 GB/s, 2.27x the copy bandwidth \
-(23.3 GB/s). To be this fast, at least 56% of W must have come from a cache rather than from memory \
-(more if the cache is not free). Every call reads the same W, and the 32 MiB last-level cache can keep \
+(23.3 GB/s). To be this fast with memory at the copy's bandwidth, at least 56% of W had to come from a \
+cache (more if the cache is not free). Every call reads the same W, and the 32 MiB last-level cache can keep \
 up to 50% of it from one call to the next. That is less than the 56% needed, so memory also delivered \
 more to this pure read than to the copy the model borrowed its bandwidth from.
     >>> print(read_verdict(2.7e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
@@ -88,8 +89,8 @@ calls, and that did not make up for it.
         return text.format(times=nbytes / cache_bytes if cache_bytes else 0.0, **v)
     if m < p:
         v.update(needed=1 - m / p, share=min(1.0, cache_bytes / nbytes) if cache_bytes else 0.0)
-        text += _(" To be this fast, at least {needed:.0%} of {what} must have come from a cache rather than from "
-                  "memory (more if the cache is not free).")
+        text += _(" To be this fast with memory at the copy's bandwidth, at least {needed:.0%} of {what} had to come "
+                  "from a cache (more if the cache is not free).")
         if reused and cache_bytes is not None:
             text += _(" Every call reads the same {what}, and the {cache} last-level cache can keep up to "
                       "{share:.0%} of it from one call to the next.")

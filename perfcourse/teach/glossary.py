@@ -207,7 +207,7 @@ def lookup(text):
     Examples
     --------
     >>> lookup("STRONG")[0].chinese
-    ('强扩展',)
+    ('strong scaling', '强扩展')
     >>> [t.english for t in lookup("扩展效率")]
     ['scaling efficiency']
     >>> lookup("p99")[0].english

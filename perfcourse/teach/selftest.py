@@ -15,7 +15,7 @@ import math
 import pkgutil
 
 from .._check import real
-from .._lang import _, current, text
+from .._lang import N_, _, current, lookup, text
 from . import questions
 from .question import Question
 
@@ -129,11 +129,16 @@ def shown(q):
         tr(f"choice-{letter}", c) for letter, c in zip(q.letters(), q.choices, strict=True)))
 
 
+# the units answers are given in that are words, for the message catalog (the others are symbols: ms, x, GB/s)
+UNIT_WORDS = (N_("requests"), N_("steps"), N_("rows"), N_("rows/s"), N_("sequences"), N_("adds"), N_("devices"),
+              N_("(fraction)"), N_("bytes"))
+
+
 def ask(qid):
     """Print a question's prompt (and its choices); return the question."""
     q = get(qid)
     shows = shown(q)
-    print(f"[{q.qid}] {shows.prompt}" + (_("  (answer in {unit})").format(unit=q.unit) if q.unit else ""))
+    print(f"[{q.qid}] {shows.prompt}" + (_("  (answer in {unit})").format(unit=lookup(q.unit)) if q.unit else ""))
     for letter, choice in zip(q.letters(), shows.choices, strict=True):
         print(f"  ({letter}) {choice}")
     return q
