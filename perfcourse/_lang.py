@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 import string
 import unicodedata
 from pathlib import Path
@@ -156,13 +157,17 @@ def say(template, /, **values):
     English edition and Chinese in the Chinese one. ``template`` is a ``str.format`` template written as a
     string literal in the lesson's code, where ``perfcourse translate`` collects it into the message
     catalog; the values are filled in after the translation is looked up, with the template's own format
-    specs; a truth value is written in the learner's language (``True``/``False`` in English). Without a
-    translation the English is printed.
+    specs; a truth value is written in the learner's language (``True``/``False`` in English), and a text
+    given a width (``{label:<12}``) is padded to that many columns of a terminal, where a Chinese
+    character takes two, so a table's columns line up in both editions. Without a translation the English
+    is printed.
 
     Examples
     --------
     >>> say("fastest at N = {n}: {t:.1f} ms", n=4, t=2.25)
     'fastest at N = 4: 2.2 ms'
+    >>> say("{kind:<6}|{n:>3}|", kind="通信", n=7)      # two Chinese characters fill four columns
+    '通信  |  7|'
     >>> say("{missing} workers")
     Traceback (most recent call last):
     ...
@@ -173,7 +178,7 @@ def say(template, /, **values):
     translated = lookup(template)   # a lesson's literal, collected from the lessons by perfcourse translate
     values = {k: _yes_no(v) for k, v in values.items()}
     try:
-        return translated.format(**values)
+        return _COLUMNS.vformat(translated, (), values)
     except KeyError as err:
         given = ", ".join(sorted(values)) or "none"
         raise ValueError(f"say(): the sentence {template!r} needs a value for {{{err.args[0]}}}; "
@@ -181,6 +186,24 @@ def say(template, /, **values):
     except IndexError:
         raise ValueError(f"say(): the sentence {template!r} has a field without a name; name every field, "
                          "as in {n}") from None
+
+
+class _Columns(string.Formatter):
+    """``str.format`` whose widths for text count columns of a terminal (:func:`width`), not characters."""
+
+    _SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
+
+    def format_field(self, value, format_spec):
+        found = self._SPEC.fullmatch(format_spec) if isinstance(value, str) else None
+        if found is None:
+            return super().format_field(value, format_spec)
+        fill, align = found["fill"] or " ", found["align"] or "<"
+        gap = max(int(found["width"]) - width(value), 0)
+        left = {"<": 0, ">": gap, "^": gap // 2}[align]
+        return fill * left + value + fill * (gap - left)
+
+
+_COLUMNS = _Columns()
 
 
 def _yes_no(value):

@@ -128,3 +128,17 @@ def test_a_noisy_set_is_measured_again_and_the_steadiest_kept(monkeypatch, tmp_p
 def test_a_steady_set_is_measured_once(calls):
     machine.machine_ceilings(backend=CPU)
     assert len(calls) == 1
+
+
+def test_a_verdict_against_a_noisy_ceiling_is_no_verdict(calls):
+    from perfcourse.teach import verdicts
+
+    ceil = machine.machine_ceilings(backend=CPU)
+    copy, triad = ceil.kept("copy", "triad")
+    assert triad is None and copy.p50 == pytest.approx(0.0105)          # only the copy's samples were kept
+    steady = Timing.from_samples([1.00, 1.01, 0.99, 1.02, 1.00, 0.98], name="step")
+    assert verdicts.judged("the copy bandwidth explains it", steady, copy, triad) == "the copy bandwidth explains it"
+    loud = Timing.from_samples([0.010, 0.016, 0.007, 0.013, 0.009, 0.018], name="copy")
+    noisy = Ceilings(**{**ceil.__dict__, "timings": {"copy": _summary(loud)}})
+    said = verdicts.judged("the copy bandwidth explains it", steady, *noisy.kept("copy"))
+    assert said.startswith("too noisy to judge: copy varied by IQR/median")

@@ -103,7 +103,7 @@ latency throughput batch batches speedup efficiency kernel kernels workload work
 fraction strong weak scaling span prefill decode step steps roofline warp warps block blocks thread threads grid
 stride cache worker workers rank ranks ring tree allreduce graph memory compute bound copy scale add triad sum ms us
 ns float dtype bandwidth work percentile utilization baseline wall time occupancy reduction arithmetic intensity
-queueing tail size max continuous batching scaled critical path static global local bus
+queueing tail size max continuous batching scaled critical path static global local bus reduce
 """.split())
 PROSE = re.compile(r"[a-z]{2,}|a")                 # one letter (n, x, e, s of B/s) is a symbol, not a word
 NAME = r"'[^'\s]*'|[a-z0-9]+(?:-[a-z0-9]+){2,}|[A-Za-z_][A-Za-z0-9_.']*"   # a quoted key, a-hyphen-chain, a word
@@ -125,8 +125,8 @@ def english_runs(line, *, names=frozenset(), cited=(), longest=3):
     which lesson 10's table shows beside their Chinese) is allowed, and so are the words of a published source
     quoted in ``cited`` (its title and what it measured stay as the source wrote them).
 
-    >>> english_runs("fastest at N = 10: useful work per worker there 100 µs against")
-    ['useful work per worker there']
+    >>> english_runs("fastest at N = 10: useful output per thread there 100 µs against")
+    ['useful output per thread there']
     >>> english_runs("在 4 个 worker 上 speedup 为 3.2x，p50 of the copy kernel")
     []
     >>> english_runs("('latency-throughput', 'amdahl', 'gustafson', 'little', 'work-span')")
@@ -183,3 +183,21 @@ def test_truth_values_and_answer_units_print_in_chinese(monkeypatch, capsys):
             f"{yes}，树形 {no}" if lang == "zh" else f"walk {yes}, tree {no}")
     selftest.ask("l02-tree-span")
     assert capsys.readouterr().out.splitlines()[0].endswith("（答案单位：次加法）")
+
+
+def test_every_option_of_every_command_is_explained_in_chinese(monkeypatch):
+    import argparse
+
+    from perfcourse import _lang
+    from perfcourse.cli import COMMANDS, build_parser
+
+    monkeypatch.setenv(_lang.ENV, "zh")
+    monkeypatch.delenv(_lang.ENV_LOCALE, raising=False)
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    english = []
+    for name in COMMANDS:
+        parser = build_parser(name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+        english += [f"{name} {a.dest}: {a.help}" for a in sub._actions
+                    if a.dest != "help" and a.help and a.help is not argparse.SUPPRESS and not cjk.search(a.help)]
+    assert not english, english

@@ -25,7 +25,7 @@ import os
 import sys
 import traceback
 
-from .._lang import N_, _, current, lookup
+from .._lang import ENV, N_, _, current, lookup
 
 __all__ = ["COMMANDS", "CommandError", "DEBUG_ENV", "REPORT", "build_parser", "language", "main"]
 
@@ -91,6 +91,26 @@ def _argparse_speaks(lang):
         argparse._ = saved
 
 
+@contextlib.contextmanager
+def _valid_setting(lang):
+    """Within the block ``PERFCOURSE_LANG`` holds a language: ``lang`` in place of a wrong setting.
+
+    A command's help texts are looked up in the learner's language while its arguments are added;
+    a wrong setting is reported by :func:`main` once the arguments are read, in English.
+    """
+    try:
+        current()
+        wrong = None
+    except ValueError:
+        wrong = os.environ[ENV]
+        os.environ[ENV] = lang
+    try:
+        yield
+    finally:
+        if wrong is not None:
+            os.environ[ENV] = wrong
+
+
 class CommandError(Exception):
     """An expected failure of a command: ``main`` prints the message as one line and exits with ``code``."""
 
@@ -124,7 +144,8 @@ def build_parser(command=None):
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help=_("show the traceback of any failure", lang))
         if name == command:
-            importlib.import_module(module).add_arguments(p)
+            with _valid_setting(lang):
+                importlib.import_module(module).add_arguments(p)
     return parser
 
 

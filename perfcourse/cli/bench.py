@@ -10,8 +10,8 @@ from ._output import output_file
 
 
 def add_arguments(parser):
-    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a few seconds)")
-    parser.add_argument("--json", metavar="FILE", help="also write the measured figures to FILE as JSON")
+    parser.add_argument("--quick", action="store_true", help=_("small sizes and few repeats (a few seconds)"))
+    parser.add_argument("--json", metavar="FILE", help=_("also write the measured figures to FILE as JSON"))
 
 
 def chosen_backend():

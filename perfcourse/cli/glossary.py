@@ -14,8 +14,8 @@ from . import CommandError
 
 
 def add_arguments(parser):
-    parser.add_argument("term", nargs="*", help="a term or part of one, in English or Chinese "
-                        "(several words are joined); leave out to list every term")
+    parser.add_argument("term", nargs="*", help=_("a term or part of one, in English or Chinese "
+                        "(several words are joined); leave out to list every term"))
 
 
 def run(args):

@@ -16,10 +16,10 @@ from .bench import chosen_backend
 
 
 def add_arguments(parser):
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON report and the log")
-    parser.add_argument("--skip-tests", action="store_true", help="do not run pytest -m gpu")
-    parser.add_argument("--skip-experiments", action="store_true", help="do not measure the lesson experiments")
-    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not a record)")
+    parser.add_argument("--out", required=True, metavar="DIR", help=_("folder for the JSON report and the log"))
+    parser.add_argument("--skip-tests", action="store_true", help=_("do not run pytest -m gpu"))
+    parser.add_argument("--skip-experiments", action="store_true", help=_("do not measure the lesson experiments"))
+    parser.add_argument("--quick", action="store_true", help=_("small sizes (a smoke test, not a record)"))
 
 
 def require_gpu():

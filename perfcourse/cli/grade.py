@@ -36,38 +36,40 @@ def _percent(text):
 
 
 def add_arguments(parser):
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="notebooks, or folders of them (searched recursively)")
-    parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON (a gradebook)")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help=_("notebooks, or folders of them (searched recursively)"))
+    parser.add_argument("--json", metavar="FILE", help=_("also write the scores as JSON (a gradebook)"))
     parser.add_argument("--csv", metavar="FILE",
-                        help="also write one row per student, a column per exercise and part (Canvas or Moodle import)")
+                        help=_("also write one row per student, a column per exercise and part (Canvas or Moodle "
+                               "import)"))
     parser.add_argument("--feedback", metavar="DIR",
-                        help="also write one Markdown file per student: points, messages, the first failing cell")
+                        help=_("also write one Markdown file per student: points, messages, the first failing cell"))
     parser.add_argument("--roster", metavar="FILE",
-                        help="every student's id (a folder name), one per line or a CSV column: who handed in "
-                             "nothing is listed too")
+                        help=_("every student's id (a folder name), one per line or a CSV column: who handed in "
+                             "nothing is listed too"))
     parser.add_argument("--overrides", metavar="FILE",
-                        help="regrades: a CSV of student, exercise, part, points, reason, applied and reported")
+                        help=_("regrades: a CSV of student, exercise, part, points, reason, applied and reported"))
     parser.add_argument("--due", metavar="TIME", default=None,
-                        help="the due time, e.g. 2026-12-01T23:59 (local time) or with +08:00: a notebook modified "
-                             "after it is marked late, by how much; scores are not changed")
+                        help=_("the due time, e.g. 2026-12-01T23:59 (local time) or with +08:00: a notebook modified "
+                             "after it is marked late, by how much; scores are not changed"))
     parser.add_argument("--exercises", metavar="LIST", default=None,
-                        help="grade only these exercises, e.g. ex01,ex03; totals and --fail-under count only them")
+                        help=_("grade only these exercises, e.g. ex01,ex03; totals and --fail-under count only them"))
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="seconds each notebook may run, all cells together (default 60)")
+                        help=_("seconds each notebook may run, all cells together (default 60)"))
     parser.add_argument("--memory", type=float, default=2048, metavar="MIB",
-                        help="memory each notebook may allocate, MiB (default 2048)")
+                        help=_("memory each notebook may allocate, MiB (default 2048)"))
     parser.add_argument("--part-timeout", type=float, default=None, metavar="S",
-                        help="seconds each graded part may take on its test inputs (default 10)")
+                        help=_("seconds each graded part may take on its test inputs (default 10)"))
     parser.add_argument("--fail-under", type=_percent, default=None, metavar="PCT",
-                        help="exit 1 when the total score is below PCT percent")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks graded at once (default 1)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the random test inputs (default: fresh)")
+                        help=_("exit 1 when the total score is below PCT percent"))
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help=_("notebooks graded at once (default 1)"))
+    parser.add_argument("--seed", type=int, default=None, help=_("seed of the random test inputs (default: fresh)"))
     parser.add_argument("--root", metavar="DIR", default=None,
-                        help="the course folder: relative PATHs are read from it, the grader's answers from its "
+                        help=_("the course folder: relative PATHs are read from it, the grader's answers from its "
                              "solutions/references/, and it is hidden from the submissions (default: the checkout "
-                             "this perfcourse runs from)")
+                             "this perfcourse runs from)"))
     parser.add_argument("--unsafe", action="store_true",
-                        help="grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained")
+                        help=_("grade without a sandbox when bubblewrap (bwrap) is missing: NOT contained"))
 
 
 def _write_atomically(target, text, option):

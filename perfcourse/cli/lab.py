@@ -66,15 +66,16 @@ def course_folders(work_dir=None):
 
 
 def add_arguments(parser):
-    add_server_arguments(parser, dir_help=f"working folder for the course (default: the checkout in an editable "
-                         f"install, else ./{course.WORK_DIR}); the notebooks are copied into it, never over one "
-                         "you changed")
+    add_server_arguments(parser, dir_help=_("working folder for the course (default: the checkout in an editable "
+                                            "install, else ./{folder}); the notebooks are copied into it, never over "
+                                            "one you changed").format(folder=course.WORK_DIR))
     add_lang_argument(parser)
 
 
 def add_lang_argument(parser):
     parser.add_argument("--lang", default=None, metavar="LANG",
-                        help=f"the course's language: en or zh, the Chinese edition (default: {ENV}, else en)")
+                        help=_("the course's language: en or zh, the Chinese edition (default: {variable}, else "
+                               "en)").format(variable=ENV))
 
 
 def lang_of(args):

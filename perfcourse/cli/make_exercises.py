@@ -21,15 +21,15 @@ from . import CommandError
 
 def add_arguments(parser):
     parser.add_argument("--root", metavar="DIR", default=None,
-                        help="the course folder holding solutions/ and exercises/ (default: the checkout this "
-                             "perfcourse runs from)")
+                        help=_("the course folder holding solutions/ and exercises/ (default: the checkout this "
+                             "perfcourse runs from)"))
     parser.add_argument("--solutions", default=None, metavar="DIR",
-                        help="folder of solution notebooks NN_*.ipynb (default: ROOT/solutions)")
+                        help=_("folder of solution notebooks NN_*.ipynb (default: ROOT/solutions)"))
     parser.add_argument("--exercises", default=None, metavar="DIR",
-                        help="folder to write the exercise notebooks to (default: ROOT/exercises)")
+                        help=_("folder to write the exercise notebooks to (default: ROOT/exercises)"))
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 listing the notebooks and stored self-check cases that are "
-                             "stale, missing or extra")
+                        help=_("write nothing; exit 1 listing the notebooks and stored self-check cases that are "
+                             "stale, missing or extra"))
 
 
 def _folders(args):

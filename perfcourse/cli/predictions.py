@@ -12,9 +12,9 @@ from ._output import output_file
 
 def add_arguments(parser):
     parser.add_argument("--log", default=None, metavar="FILE",
-                        help=f"the log to read (default: predictions.jsonl in ${predictions.ENV_HOME} or the "
-                             "user's data folder)")
-    parser.add_argument("--plot", default=None, metavar="PNG", help="also save the calibration plot to this file")
+                        help=_("the log to read (default: predictions.jsonl in ${variable} or the user's data "
+                               "folder)").format(variable=predictions.ENV_HOME))
+    parser.add_argument("--plot", default=None, metavar="PNG", help=_("also save the calibration plot to this file"))
 
 
 def _plot_target(plot):

@@ -45,14 +45,14 @@ def voila_command(path, *, port=None, no_browser=False):
 
 
 def add_arguments(parser):
-    parser.add_argument("lesson", type=int, help="lesson number, e.g. 3 for 03_amdahl")
-    add_server_arguments(parser, dir_help="course folder to read the lesson from, the one holding notebooks/ "
-                         "(default: the course that came with perfcourse)")
+    parser.add_argument("lesson", type=int, help=_("lesson number, e.g. 3 for 03_amdahl"))
+    add_server_arguments(parser, dir_help=_("course folder to read the lesson from, the one holding notebooks/ "
+                                            "(default: the course that came with perfcourse)"))
     add_lang_argument(parser)
     parser.add_argument("--lecture", action="store_true",
-                        help="for a lecture: headings, widgets and results, no prose or self-test, larger figures")
+                        help=_("for a lecture: headings, widgets and results, no prose or self-test, larger figures"))
     parser.add_argument("--guess", action="append", metavar="NAME=VALUE",
-                        help="with --lecture: the class's guess for the lesson's my_guess_NAME (repeat for each)")
+                        help=_("with --lecture: the class's guess for the lesson's my_guess_NAME (repeat for each)"))
 
 
 def _lecture_copy(path, guesses, folder):

@@ -39,9 +39,9 @@ Work in these notebooks and hand in `exercises/`.
 
 def add_arguments(parser):
     parser.add_argument("--out", required=True, metavar="DIR",
-                        help="a new or empty folder for the handout: lessons and exercises, no solutions")
+                        help=_("a new or empty folder for the handout: lessons and exercises, no solutions"))
     parser.add_argument("--title", default="perfcourse: fundamentals of GPU and parallel performance",
-                        help="the handout README's title")
+                        help=_("the handout README's title"))
 
 
 def _out(path):

@@ -73,10 +73,10 @@ def choose_port(requested, default, *, server, tries=50):
 
 def add_server_arguments(parser, *, dir_help):
     """Add ``--port``, ``--no-browser``, ``--dry-run`` and ``--dir`` (described by ``dir_help``)."""
-    parser.add_argument("--port", type=port, default=None, help="port to serve on (default: the server's own)")
-    parser.add_argument("--no-browser", action="store_true", help="do not try to open a browser")
-    parser.add_argument("--dry-run", action="store_true", help="print what would be done and the server "
-                        "command, and start nothing")
+    parser.add_argument("--port", type=port, default=None, help=_("port to serve on (default: the server's own)"))
+    parser.add_argument("--no-browser", action="store_true", help=_("do not try to open a browser"))
+    parser.add_argument("--dry-run", action="store_true", help=_("print what would be done and the server "
+                        "command, and start nothing"))
     parser.add_argument("--dir", default=None, metavar="DIR", help=dir_help)
 
 

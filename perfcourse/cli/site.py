@@ -255,13 +255,13 @@ def render(nbdir, out, *, execute=False, timeout=600, lessons=LESSONS, force=Fal
 
 
 def add_arguments(parser):
-    parser.add_argument("--out", default="site", help="folder to write the HTML into (default: ./site)")
+    parser.add_argument("--out", default="site", help=_("folder to write the HTML into (default: ./site)"))
     parser.add_argument("--notebooks", default=None, metavar="DIR",
-                        help="folder of lesson notebooks (default: the course's, checkout or packaged)")
-    parser.add_argument("--execute", action="store_true", help="run every notebook first instead of using "
-                        "the outputs stored in it")
-    parser.add_argument("--force", action="store_true", help="write into --out even though it is not empty "
-                        "(the site's pages and mathjax/ are replaced; nothing else is removed)")
+                        help=_("folder of lesson notebooks (default: the course's, checkout or packaged)"))
+    parser.add_argument("--execute", action="store_true", help=_("run every notebook first instead of using "
+                        "the outputs stored in it"))
+    parser.add_argument("--force", action="store_true", help=_("write into --out even though it is not empty "
+                        "(the site's pages and mathjax/ are replaced; nothing else is removed)"))
 
 
 def run(args):

@@ -44,16 +44,16 @@ LOCALE = Path("perfcourse", "locale", EDITION, "LC_MESSAGES")
 
 def add_arguments(parser):
     parser.add_argument("--root", metavar="DIR", default=None,
-                        help="the course's repository: notebooks/, solutions/, exercises/ and perfcourse/locale/ "
-                             "(default: the checkout this perfcourse runs from)")
+                        help=_("the course's repository: notebooks/, solutions/, exercises/ and perfcourse/locale/ "
+                             "(default: the checkout this perfcourse runs from)"))
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 listing missing or fuzzy entries and stale Chinese notebooks")
+                        help=_("write nothing; exit 1 listing missing or fuzzy entries and stale Chinese notebooks"))
     parser.add_argument("--execute", action="store_true",
-                        help="after writing, run the Chinese lessons (PERFCOURSE_LANG=zh) and store their outputs")
+                        help=_("after writing, run the Chinese lessons (PERFCOURSE_LANG=zh) and store their outputs"))
     parser.add_argument("--lessons", type=int, nargs="+", metavar="N", default=None,
-                        help="with --execute: only these lessons (e.g. 3 5)")
+                        help=_("with --execute: only these lessons (e.g. 3 5)"))
     parser.add_argument("--timeout", type=float, default=600, metavar="S",
-                        help="seconds each cell may run with --execute (default 600)")
+                        help=_("seconds each cell may run with --execute (default 600)"))
 
 
 @dataclass(frozen=True)

@@ -218,8 +218,10 @@ class ChangeLog:
 
     A change is kept when its outputs are within ``TOLERANCE`` of the float64 reference and its
     median beats the current best by at least ``min_gain``: a smaller gain is within what two
-    timings taken apart differ by on a busy 2-core machine (lesson 00 measures that spread). A
-    change whose timing, or the best's, is flagged NOISY is not judged and not kept.
+    timings taken apart differ by on a busy 2-core machine (lesson 00 measures that spread). It
+    is called slower only when it is slower by as much (its time at least ``1 / (1 - min_gain)``
+    of the best's); in between it is neither. A change whose timing, or the best's, is flagged
+    NOISY is not judged and not kept.
     """
 
     min_gain: float = 0.10   # below the run-to-run spread of two steady timings on a shared machine
@@ -248,12 +250,13 @@ class ChangeLog:
                 name=loud.name, spread=loud.spread_text(), limit=NOISY_IQR)
         else:
             ratio = timing.p50 / self.best.timing.p50
-            if ratio >= 1:
+            if ratio >= 1 / (1 - self.min_gain):
                 kept, verdict = False, _("not kept: slower ({ratio:.2f}x the time of the best so far).").format(
                     ratio=ratio)
             elif ratio > 1 - self.min_gain:
-                kept, verdict = False, _("not kept: less than {gain:.0%} faster than the best so far.").format(
-                    gain=self.min_gain)
+                kept, verdict = False, _("not kept: {ratio:.2f}x the time of the best so far, within the {gain:.0%} "
+                                         "that two timings differ by on a busy machine, so no faster or slower "
+                                         "that this run can show.").format(ratio=ratio, gain=self.min_gain)
             else:
                 kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(speedup=1 / ratio)
         joined = verdict if not why else verdict + ("" if verdict.endswith("。") else " ") + why   # no space after 。

@@ -72,6 +72,16 @@ class Ceilings:
                                    device=self.device, l2=str(t.get("l2", "warm")), batch=int(t.get("batch", 1)),
                                    repeat=int(t.get("repeat", 0)), stopped_early=bool(t.get("stopped_early")))
 
+    def kept(self, *names):
+        """The :class:`~perfcourse.measure.samples.Timing` of each ceiling in ``names``, ``None`` where its samples
+        were not kept (a recorded run): what a verdict read against these ceilings depends on.
+
+        A verdict against a ceiling is only as steady as the ceiling's own timing, so lessons pass these
+        to :func:`perfcourse.teach.verdicts.judged` beside the timing being judged.
+        """
+        have = {k for k, v in self.timings.items() if isinstance(v, dict) and v.get("samples")}
+        return [self.timing(n) if n in have else None for n in names]
+
     def to_dict(self):
         """A JSON-ready dict (``from_dict`` reads it back)."""
         d = asdict(self)

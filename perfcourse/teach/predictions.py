@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .._check import real
 from .._home import ENV_HOME, home
-from .._lang import _
+from .._lang import _, pad
 from .verdicts import closeness, noise_note
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
@@ -80,7 +80,7 @@ class Entry:
     def __str__(self):
         about = f" ({self.about})" if self.about else ""
         lines = [_("prediction {key}{about}, in {unit}:").format(key=self.key, about=about, unit=self.unit)]
-        guess, model, measured = (f"  {word:<{_WIDTH}}" for word in (_("your guess"), _("model"), _("measured")))
+        guess, model, measured = ("  " + pad(word, _WIDTH) for word in (_("your guess"), _("model"), _("measured")))
         def words(ratio):   # no verdict from a noisy measurement
             return _("(no verdict: see below)") if self.noisy else closeness(ratio)
 
