@@ -224,3 +224,13 @@ def test_lesson_04_measures_the_bound_of_its_high_intensity_setting():
     # the Amdahl explorer lives in lesson 03; lesson 04 links it and keeps only the comparison widget
     assert "(03_amdahl.ipynb)" in text
     assert "pc.verdicts.amdahl_line" not in code and "pc.verdicts.compare_line" in code
+
+
+@pytest.mark.parametrize("cache_mib, fits", [(32, False), (64, True), (300, True)])
+def test_a_slow_read_names_the_cache_for_what_it_could_hold(cache_mib, fits):
+    w = 64 * 2**20
+    text = explain.read_verdict(8.0e-3, 2.88e-3, nbytes=w, bandwidth=w / 2.88e-3, what="W",
+                                cache_bytes=cache_mib * 2**20, reused=True)
+    assert "slower than the model" in text and "faster" not in text
+    assert ("the cache did not set its time" in text) == fits
+    assert ("could keep at most" in text) == (not fits)

@@ -66,6 +66,10 @@ so it streams from memory on every call.
 than a copy does (then a rerun on a quiet machine takes as long), or other programs shared the memory bus and \
 the cores during this run (then it does not). The 32 MiB last-level cache could keep at most 50% of W between \
 calls, and that did not make up for it.
+    >>> print(read_verdict(8.0e-3, 2.88e-3, nbytes=64 * 2**20, bandwidth=23.3e9, what="W",
+    ...                    cache_bytes=300 * 2**20, reused=True).split(". ")[-1])
+    W fits in the 300 MiB last-level cache, which could have kept all of it between calls, and still the call was \
+slower than memory delivers a copy: the cache did not set its time.
     """
     m, p = _time("measured_s", measured_s), _time("model_s", model_s)
     nbytes = real("nbytes", nbytes, low=0, low_open=True)
@@ -107,6 +111,9 @@ calls, and that did not make up for it.
     if reused and cache_bytes is not None and nbytes > cache_bytes:
         text += _(" The {cache} last-level cache could keep at most {share:.0%} of {what} between calls, and "
                   "that did not make up for it.")
+    elif reused and cache_bytes is not None:
+        text += _(" {what} fits in the {cache} last-level cache, which could have kept all of it between calls, "
+                  "and still the call was slower than memory delivers a copy: the cache did not set its time.")
     return text.format(share=cache_bytes / nbytes if cache_bytes else 0.0, **v)
 
 
