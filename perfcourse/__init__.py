@@ -53,7 +53,9 @@ ALIASES = {
     "units": "units",
 }
 
-__all__ = sorted(ALIASES) + ["say", "__version__"]
+# a table's cells in terminal columns (a Chinese character takes two): pad left-aligns, rpad right-aligns
+COLUMNS = ("pad", "rpad")
+__all__ = sorted(ALIASES) + ["say", *COLUMNS, "__version__"]
 
 
 def __getattr__(name):
@@ -64,6 +66,11 @@ def __getattr__(name):
             importlib.import_module(f"{__name__}.viz.fonts").figure_language()
         globals()["say"] = say
         return say
+    if name in COLUMNS:
+        from . import _lang
+
+        globals()[name] = getattr(_lang, name)
+        return globals()[name]
     if name not in ALIASES:
         raise AttributeError(f"module 'perfcourse' has no attribute {name!r}; the short names are "
                              f"{', '.join(sorted(ALIASES))}")
@@ -73,4 +80,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(ALIASES) | {"say"})
+    return sorted(set(globals()) | set(ALIASES) | {"say", *COLUMNS})

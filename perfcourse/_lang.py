@@ -39,7 +39,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "say", "text", "fields", "catalog_path", "width", "pad", "rpad"]
+           "lookup", "say", "text", "fields", "catalog_path", "width", "pad", "rpad", "tidy"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -178,7 +178,7 @@ def say(template, /, **values):
     translated = lookup(template)   # a lesson's literal, collected from the lessons by perfcourse translate
     values = {k: _yes_no(v) for k, v in values.items()}
     try:
-        return _COLUMNS.vformat(translated, (), values)
+        return tidy(_COLUMNS.vformat(translated, (), values))
     except KeyError as err:
         given = ", ".join(sorted(values)) or "none"
         raise ValueError(f"say(): the sentence {template!r} needs a value for {{{err.args[0]}}}; "
@@ -204,6 +204,24 @@ class _Columns(string.Formatter):
 
 
 _COLUMNS = _Columns()
+
+
+_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+
+
+def tidy(text):
+    """``text`` without a lone space between two Chinese characters (where a phrase met a template's space).
+
+    A template puts a space around a field for the English or Latin words it usually holds (``读取 {what}``);
+    when the field holds Chinese, that space would stand between two Chinese characters, where Chinese puts
+    none. Runs of spaces (a table's columns) are kept.
+
+    Examples
+    --------
+    >>> tidy("读取 求和的数组（64 MiB）"), tidy("读取 W（64 MiB）"), tidy("模型  3.6 ms"), tidy("a b")
+    ('读取求和的数组（64 MiB）', '读取 W（64 MiB）', '模型  3.6 ms', 'a b')
+    """
+    return _BETWEEN_HAN.sub("", text)
 
 
 def _yes_no(value):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._check import real
-from .._lang import _
+from .._lang import _, tidy
 from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
 from ..units import si
@@ -77,7 +77,7 @@ def judged(sentence, *timings):
     """
     if not isinstance(sentence, str):
         raise TypeError(f"sentence must be the verdict's text; got {type(sentence).__name__}")
-    return noise_note(*timings) or sentence
+    return tidy(noise_note(*timings) or sentence)
 
 
 def closeness(ratio, band=CLOSE_RATIO):
