@@ -137,9 +137,16 @@ def origin(ceilings):
     else:
         line = _("ceilings measured {when} and kept: every lesson uses this one set "
                  "(pc.hardware.machine_ceilings(remeasure=True) measures again)").format(when=when)
-    name, spread = _noisiest(ceilings)
-    if spread > NOISY_IQR:
-        line += _("; in the steadiest of its tries the {name} timing still varied by IQR/median {spread:.2f} (above "
-                  "{limit}), so a verdict read against that ceiling is uncertain: measure again on a quiet "
-                  "machine").format(name=name, spread=spread, limit=NOISY_IQR)
+    loud = _noisy(ceilings)
+    if loud:
+        line += _("; in the steadiest of its tries {timings} still varied by more than IQR/median {limit}, so a "
+                  "verdict read against those ceilings is uncertain: measure again on a quiet machine").format(
+            timings=", ".join(f"{name} ({spread:.2f})" for name, spread in loud), limit=NOISY_IQR)
     return line
+
+
+def _noisy(ceilings):
+    """``[(name, IQR/median), ...]`` of a set's kept timings above the NOISY limit, noisiest first."""
+    spreads = [(name, ceilings.timing(name).iqr_over_median) for name, t in ceilings.timings.items()
+               if isinstance(t, dict) and t.get("samples")]
+    return sorted(((n, s) for n, s in spreads if s > NOISY_IQR), key=lambda p: -p[1])
