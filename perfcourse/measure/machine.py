@@ -141,7 +141,7 @@ def origin(ceilings):
     if loud:
         line += _("; in the steadiest of its tries {timings} still varied by more than IQR/median {limit}, so a "
                   "verdict read against those ceilings is uncertain: measure again on a quiet machine").format(
-            timings=", ".join(f"{name} ({spread:.2f})" for name, spread in loud), limit=NOISY_IQR)
+            timings=", ".join(f"{name} ({ceilings.timing(name).spread_text()})" for name, _s in loud), limit=NOISY_IQR)
     return line
 
 
