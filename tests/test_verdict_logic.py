@@ -188,3 +188,15 @@ def test_a_missed_prediction_names_the_kinds_that_differ_most(predicted, measure
     assert named and gap[named[0]] == max(gap.values())
     assert sum(gap[k] for k in named) >= 0.8 * sum(gap.values()) - 1e-15
     assert all(gap[k] >= gap[j] for k in named for j in gap if j not in named)
+
+
+def test_a_prediction_without_a_measurement_is_named_until_one_is_taken(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFCOURSE_HOME", str(tmp_path))
+    predictions.record("05-gpu", guess=None, model=4.8, measured=None, unit="TB/s", unmeasured="no GPU", show=False)
+    predictions.record("05-cpu", guess=None, model=1.0, measured=1.0, unit="ms", show=False)
+    cal = predictions.calibration(predictions.load())
+    assert [r[0] for r in cal.rows] == ["05-cpu"] and cal.unmeasured == ("05-gpu",)
+    assert "1 prediction has no measurement on this machine (05-gpu)" in cal.summary()
+    predictions.record("05-gpu", guess=None, model=4.8, measured=4.0, unit="TB/s", show=False)
+    cal = predictions.calibration(predictions.load())
+    assert cal.unmeasured == () and "no measurement" not in cal.summary()

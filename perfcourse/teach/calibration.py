@@ -26,11 +26,13 @@ class Calibration:
 
     ``rows`` holds ``(key, lesson, guess_log2 or None, model_log2)``, the latest attempt of each
     key; 0 is a perfect prediction, +1 twice too high, -1 half. ``noisy`` names the keys left
-    out because every attempt's measurement was too noisy to judge.
+    out because every attempt's measurement was too noisy to judge, ``unmeasured`` those this
+    machine could not measure at all (a GPU's figure on a CPU): both are named, never dropped silently.
     """
 
     rows: tuple
     noisy: tuple = ()
+    unmeasured: tuple = ()
 
     @property
     def guessed(self):
@@ -59,14 +61,20 @@ class Calibration:
 
     def summary(self):
         """Sentences the learner reads: how far off the guesses were, against the model, and the trend."""
-        if not self.noisy:
-            return self._summary()
-        left_out = ngettext(" {n} more experiment could not be judged (too noisy, or too few samples) and is left "
-                            "out ({keys}): rerun it on a quiet machine.",
-                            " {n} more experiments could not be judged (too noisy, or too few samples) and are left "
-                            "out ({keys}): rerun them on a quiet machine.",
-                            len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
-        return self._summary() + left_out
+        text = self._summary()
+        if self.noisy:
+            text += ngettext(" {n} more experiment could not be judged (too noisy, or too few samples) and is left "
+                             "out ({keys}): rerun it on a quiet machine.",
+                             " {n} more experiments could not be judged (too noisy, or too few samples) and are left "
+                             "out ({keys}): rerun them on a quiet machine.",
+                             len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
+        if self.unmeasured:
+            text += ngettext(" {n} prediction has no measurement on this machine ({keys}): the lesson printed why, "
+                             "and a run on the hardware it names adds it.",
+                             " {n} predictions have no measurement on this machine ({keys}): the lessons printed "
+                             "why, and a run on the hardware they name adds them.",
+                             len(self.unmeasured)).format(n=len(self.unmeasured), keys=", ".join(self.unmeasured))
+        return text
 
     def _summary(self):
         if not self.rows:
@@ -109,7 +117,7 @@ def calibration(entries=None):
     from .predictions import Entry, load
 
     entries = load() if entries is None else list(entries)
-    first_seen, latest, noisy = {}, {}, []
+    first_seen, latest, noisy, unmeasured = {}, {}, [], []
     for e in sorted(entries, key=lambda e: e.time):
         if not isinstance(e, Entry):
             raise TypeError(f"entries must be predictions.Entry records; got {type(e).__name__}")
@@ -117,6 +125,7 @@ def calibration(entries=None):
             noisy.append(e.key)
             continue
         if e.measured is None:      # nothing measured on that machine: nothing to calibrate against
+            unmeasured.append(e.key)
             continue
         first_seen.setdefault(e.key, e.time)
         if e.guess is not None or e.key not in latest or latest[e.key].guess is None:
@@ -124,4 +133,5 @@ def calibration(entries=None):
     order = sorted(latest, key=lambda k: (latest[k].lesson, first_seen[k]))
     rows = tuple((k, latest[k].lesson, None if latest[k].guess is None else math.log2(latest[k].guess_ratio),
                   math.log2(latest[k].model_ratio)) for k in order)
-    return Calibration(rows, tuple(dict.fromkeys(k for k in noisy if k not in latest)))
+    noisy = tuple(dict.fromkeys(k for k in noisy if k not in latest))
+    return Calibration(rows, noisy, tuple(dict.fromkeys(k for k in unmeasured if k not in latest and k not in noisy)))
