@@ -206,22 +206,27 @@ class _Columns(string.Formatter):
 _COLUMNS = _Columns()
 
 
-_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f]) (?! )"
+                          r"(?=[\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f])")   # Chinese, its punctuation
+_HAN_MEETS_LATIN = re.compile(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u4e00-\u9fff])")
 
 
 def tidy(text):
-    """``text`` without a lone space between two Chinese characters (where a phrase met a template's space).
+    """``text`` spaced as Chinese is: no lone space between two Chinese characters, one where Chinese meets Latin.
 
     A template puts a space around a field for the English or Latin words it usually holds (``读取 {what}``);
     when the field holds Chinese, that space would stand between two Chinese characters, where Chinese puts
-    none. Runs of spaces (a table's columns) are kept.
+    none. A template that holds none (``比{bound}``) gets one where its field brings a Latin word or a number,
+    as the lecture writes "比 worker 数". Runs of spaces (a table's columns) are kept; English is unchanged.
 
     Examples
     --------
     >>> tidy("读取 求和的数组（64 MiB）"), tidy("读取 W（64 MiB）"), tidy("模型  3.6 ms"), tidy("a b")
     ('读取求和的数组（64 MiB）', '读取 W（64 MiB）', '模型  3.6 ms', 'a b')
+    >>> tidy("比worker 数所允许的低 1.79x"), tidy("快 3x以内"), tidy("plain English: 3x"), tidy("慢。 实测")
+    ('比 worker 数所允许的低 1.79x', '快 3x 以内', 'plain English: 3x', '慢。实测')
     """
-    return _BETWEEN_HAN.sub("", text)
+    return _HAN_MEETS_LATIN.sub(" ", _BETWEEN_HAN.sub("", text))
 
 
 def _yes_no(value):

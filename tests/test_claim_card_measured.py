@@ -25,11 +25,19 @@ def _card(base, new):
     return cc.make_card(base, new, "dense layer X[b, d] @ W[d, d]", 64, (64, 512), "float32", "p50")
 
 
-def _measuring(card):
-    """A my_card that takes as long as its samples add up to, as one that measures them does."""
+def _measuring(card, scatter=True):
+    """A my_card that takes as long as its samples add up to, as one that measures them does; with ``scatter``,
+    each later call's samples differ a little from the last, as two measurements do."""
+    calls = []
+
     def my_card():
         _busy(sum(card["baseline_s"]) + sum(card["candidate_s"]))(1)
-        return card
+        calls.append(1)
+        if not scatter or len(calls) == 1:
+            return card
+        rng = np.random.default_rng(len(calls))
+        return {**card, **{side: [t * float(rng.lognormal(0, 0.01)) for t in card[side]]
+                           for side in ("baseline_s", "candidate_s")}}
     return my_card
 
 
@@ -84,6 +92,32 @@ def test_samples_typed_in_without_measuring_are_refused():
     assert f"add up to {sum(base) * 4 / 3:.3g} s" in feedback
     points, _, feedback = ex12.check_my_card(_measuring(card), _busy(2e-3), _busy(6.7e-4), rng=rng, ref=None)
     assert points == 3, feedback
+
+
+def test_samples_typed_in_and_a_busy_wait_as_long_as_they_add_up_to_are_refused():
+    rng = np.random.default_rng(6)
+    base = (2e-3 * rng.lognormal(0, 0.05, 40)).tolist()     # kept from an earlier run: this machine's times
+    card = _card(base, [t / 4 for t in base])
+    points, _, feedback = ex12.check_my_card(_measuring(card, scatter=False), _busy(2e-3), _busy(5e-4), rng=rng,
+                                             ref=None)
+    assert points == 0 and "returned 80 of the same 80 samples when called again" in feedback, feedback
+    points, _, feedback = ex12.check_my_card(_measuring(card), _busy(2e-3), _busy(5e-4), rng=rng, ref=None)
+    assert points == 3, feedback
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(10, 120), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
+def test_two_cards_are_two_measurements_unless_most_samples_come_back(n, seed, share):
+    rng = np.random.default_rng(seed)
+    first = {"baseline_s": (1e-3 * rng.lognormal(0, 0.1, n)).tolist(),
+             "candidate_s": (2e-4 * rng.lognormal(0, 0.1, n)).tolist()}
+    kept = int(share * 2 * n)           # this many of the first card's samples come back in the second
+    second = {side: [t if i + k * n < kept else t * 1.01 for i, t in enumerate(first[side])]
+              for k, side in enumerate(("baseline_s", "candidate_s"))}
+    why = ex12.repeated(first, second)
+    assert (why is None) == (kept <= n), (kept, n, why)
+    if why:
+        assert f"returned {kept} of the same {2 * n} samples" in why
 
 
 def test_samples_that_sleep_as_long_as_a_measurement_are_refused():

@@ -180,7 +180,7 @@ def test_truth_values_and_answer_units_print_in_chinese(monkeypatch, capsys):
     for lang, yes, no in (("en", "True", "False"), ("zh", "是", "否")):
         monkeypatch.setenv(_lang.ENV, lang)
         assert say("sums right: walk {walk}, tree {tree}", walk=np.bool_(True), tree=False).endswith(
-            f"逐个累加：{yes}，树形：{no}" if lang == "zh" else f"walk {yes}, tree {no}")
+            f"（逐个累加 / 树形）：{yes} / {no}" if lang == "zh" else f"walk {yes}, tree {no}")
     selftest.ask("l02-tree-span")
     assert capsys.readouterr().out.splitlines()[0].endswith("（答案单位：次加法）")
 

@@ -253,5 +253,5 @@ def score(answers):
                                                                   share=len(right) / total))
     for label, ids in ((_("not quite"), wrong), (_("no answer yet"), blank), (_("could not read"), unreadable)):
         if ids:
-            print(f"  {label}: {', '.join(ids)}")
+            print(_("  {label}: {ids}").format(label=label, ids=", ".join(ids)))
     return len(right), total

@@ -184,6 +184,34 @@ def made_up(samples):
     return None
 
 
+def repeated(first, second):
+    """Why two cards from two calls of ``my_card()`` cannot both be measurements, or None.
+
+    Two measurements taken one after the other share no sample: a clock read in nanoseconds around
+    real work does not give the same duration again. Samples typed in (or kept from an earlier run)
+    come back unchanged.
+
+    Examples
+    --------
+    >>> card = {"baseline_s": [1.03e-3, 0.98e-3, 1.11e-3, 1.0e-3], "candidate_s": [2.1e-4, 1.9e-4, 2.2e-4, 2.0e-4]}
+    >>> repeated(card, {"baseline_s": [1.01e-3, 0.99e-3, 1.2e-3, 1.05e-3], "candidate_s": [2e-4] * 4}) is None
+    True
+    >>> repeated(card, dict(card))[:59]
+    'my_card() returned 8 of the same 8 samples when called again'
+    """
+    if not isinstance(second, dict) or any(not isinstance(second.get(s), (list, tuple)) for s in SIDES):
+        return f"my_card() called a second time returned {short(second)}, not a card with both sets of samples"
+    old = [float(x) for s in SIDES for x in first[s]]
+    seen = set(old)
+    same = sum(1 for s in SIDES for x in second[s] if isinstance(x, (int, float)) and float(x) in seen)
+    if same > len(old) // 2:
+        return (f"my_card() returned {same} of the same {len(old)} samples when called again: samples measured when "
+                "it runs differ from run to run, and typed-in or stored ones do not (time both versions inside "
+                "my_card(), every time it is called)")
+    return None
+
+
+SIDES = ("baseline_s", "candidate_s")
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
 CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
 NOISY_SPREAD = 3.0          # a spread wider than this ratio is timed again (a busy machine) ...
@@ -255,6 +283,10 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() kept "
                       f"the CPU busy for only {cpu:.3g} s while it ran, so it did not run both versions for that long: "
                       "every sample must time a run (waiting, as time.sleep does, measures nothing)")
+    again = my_card()                   # a second measurement: a clock read around real work never repeats itself
+    why = repeated(card, again)
+    if why:
+        return 0, 3, f"your card is refused: {why}"
     for _ in range(RETIMES):            # a busy machine: time again, and judge by the quietest timing
         samples = grader_samples(run_per_row, run_batched)
         speedup, (low, high) = cc.speedup_spread(samples[0], samples[1], "p50")
