@@ -184,3 +184,22 @@ def test_one_rank_baseline_pools_runs_of_equal_work():
         mpiresults.one_rank_baseline(two)
     with pytest.raises(ValueError, match="no one-rank launch"):
         mpiresults.step_table([two], "strong", baseline_s=0.008)
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_a_scaling_claim_states_its_efficiency_only_from_steady_steps(noisy):
+    def result(n, compute):
+        return {"n_ranks": n, "backend": "numpy", "device": "cpu", "dtype": "float32", "mpi": "local",
+                "runs": [{"label": "strong", "local_batch": 256 // n, "accumulate": 1, "global_batch": 256, "d": 64,
+                          "grad_bytes": 4 * 64 * 64,
+                          "phases": {"compute_s": compute, "wait_s": [0.0] * 6, "comm_s": [1e-4] * 6}}]}
+    steady = [0.010, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098]
+    two = [0.006, 0.009, 0.004, 0.0075, 0.005, 0.0095] if noisy else [t * 0.6 for t in steady]
+    claim = mpiresults.scaling_claim(result(2, two), "strong", result(1, steady))
+    efficiency = next(line for line in claim.splitlines() if line.startswith("efficiency"))
+    if noisy:
+        assert "not stated" in efficiency and "%" not in efficiency and "too noisy to quote" in claim
+    else:
+        t1 = np.median(np.array(steady) + 1e-4)
+        assert efficiency.endswith(f"{t1 / (2 * np.median(np.array(two) + 1e-4)):.1%} (strong scaling)")
+        assert "too noisy" not in claim

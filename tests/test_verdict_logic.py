@@ -38,6 +38,17 @@ def test_a_speedup_verdict_agrees_with_its_numbers(measured, predicted, n):
         assert ("short of the model" in text) == (1 <= measured < predicted)
 
 
+@given(positive, positive, workers)
+def test_a_speedup_above_an_upper_bound_is_never_close_to_it(measured, predicted, n):
+    text = verdicts.speedup_verdict(measured, predicted, n, bound=True)
+    beaten = measured > predicted * verdicts.ABOVE_BOUND
+    assert ("above that upper bound" in text) == beaten
+    if beaten:
+        assert "close" not in text and f"{measured / predicted:.3g}x above" in text
+    else:
+        assert text == verdicts.speedup_verdict(measured, predicted, n)
+
+
 @given(positive, positive)
 def test_a_time_against_its_model_says_faster_only_when_faster(measured, model):
     text = verdicts.time_against_model(measured, model)

@@ -103,6 +103,7 @@ def scaling_claim(result, label, baseline, baseline_s=None, baseline_timing=None
     n = result["n_ranks"]
     eff = t1 / (n * t["step"].p50) if label == "strong" else t1 / t["step"].p50
     fmt = format_seconds
+    noise = _noise_line(t["step"], baseline_timing)
     if label == "strong":
         recipe = _("unchanged: same global batch, data, loss and float32 arithmetic as the 1-rank run")
     else:
@@ -123,8 +124,9 @@ def scaling_claim(result, label, baseline, baseline_s=None, baseline_timing=None
         _("step time       : p50 {p50}, p95 {p95} over {n} steps (1 rank: p50 {one})").format(
             p50=fmt(t['step'].p50), p95=fmt(t['step'].p95), n=t['step'].n, one=fmt(t1)),
         _("numeric recipe  : {recipe}").format(recipe=recipe),
-        _("efficiency      : {efficiency:.1%} ({label} scaling)").format(efficiency=eff, label=label)]
-        + _noise_line(t["step"], baseline_timing))
+        _("efficiency      : {efficiency:.1%} ({label} scaling)").format(efficiency=eff, label=label)
+        if not noise else _("efficiency      : not stated, the step times it rests on are too noisy (next line)")]
+        + noise)
 
 
 def _noise_line(*timings):

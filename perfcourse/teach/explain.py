@@ -138,8 +138,8 @@ bounds it here.
         rate=si(amount / t, unit), resource=resource, share=amount / t / ceiling, ceiling=si(ceiling, unit))
         for resource, amount, ceiling, unit in uses]
     if fraction > BOUND_SLACK:      # past a measured ceiling: the ceiling was measured low, it bounds nothing
-        reading = _("above the {name} ceiling ({fraction:.0%} of it), so that ceiling was measured too low for this "
-                    "run and bounds nothing here; measure it again beside the run")
+        reading = _("above the {name} ceiling ({fraction:.0%} of it): this run beat that ceiling as it was measured "
+                    "apart from it, so the ceiling bounds nothing here; measure it again beside the run")
     elif fraction >= 1.005:         # past the ceiling (as printed) by less than the two measurements' run-to-run spread
         reading = _("at the {name} ceiling ({fraction:.0%} of it: a few percent over is within what the same run "
                     "varies from one timing to the next), so that is what bounds it here")

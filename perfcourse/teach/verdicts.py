@@ -96,8 +96,16 @@ def closeness(ratio, band=CLOSE_RATIO):
     return _("{ratio:.3g}x too low").format(ratio=1 / ratio)
 
 
-def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO):
+# A speedup above an upper bound by more than this did not reach the bound: it beat it (the bound was wrong).
+ABOVE_BOUND = 1.05
+
+
+def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO, bound=False):
     """One sentence reading a measured speedup on ``n`` workers against the predicted one.
+
+    With ``bound=True`` the prediction is an upper bound (Amdahl's speedup for a serial fraction
+    timed apart): a measurement more than :data:`ABOVE_BOUND` above it is never "close", since a
+    bound that was beaten explains nothing.
 
     Examples
     --------
@@ -107,8 +115,14 @@ def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO):
     'measured 0.80x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
     >>> speedup_verdict(0.97, 1.7, 2)
     'measured 0.97x against a predicted 1.70x on 2 workers: 2 workers were no faster than one here'
+    >>> speedup_verdict(1.99, 1.6, 2, bound=True)[55:]
+    "1.24x above that upper bound, so the serial fraction it was given is larger than this run's"
     """
     n = real("n", n, low=1, low_open=True)
+    if bound and measured > predicted * ABOVE_BOUND:
+        return _("measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {over:.3g}x above "
+                 "that upper bound, so the serial fraction it was given is larger than this run's").format(
+            measured=measured, predicted=predicted, n=n, over=measured / predicted)
     outcome = speedup_outcome(measured, predicted, band=band)
     near_one = abs(measured - 1) < NEAR_ONE
     reading = {"close": _("close to the model (within {band:g}x)"),

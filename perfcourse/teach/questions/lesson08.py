@@ -19,7 +19,8 @@ QUESTIONS = [
     Question("l08-sync-on-cpu", 8,
              "On the CPU the change 'sync -> once' saved almost nothing. Ported to a GPU, a batch runs 12 kernels "
              "with a sync after each, and after each sync the device sits idle about 40 us while the host launches "
-             "the next kernel. How much device idle time per batch, in us, does the change remove there?",
+             "the next kernel. 'sync -> once' keeps one sync per batch, after its last kernel. How much device idle "
+             "time per batch, in us, does the change remove there?",
              "NumPy calls finish before they return, so on the CPU a sync waits for nothing. On the GPU each sync "
              "drains the queue; the change keeps the last one and drops 11, so 11 x 40 us = 440 us of idle device "
              "per batch goes.",
