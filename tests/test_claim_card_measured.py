@@ -35,9 +35,11 @@ def _measuring(card, scatter=True):
         calls.append(1)
         if not scatter or len(calls) == 1:
             return card
-        rng = np.random.default_rng(len(calls))
-        return {**card, **{side: [t * float(rng.lognormal(0, 0.01)) for t in card[side]]
-                           for side in ("baseline_s", "candidate_s")}}
+        rng = np.random.default_rng(len(calls))     # the same scatter drawn again, in another order
+        again = [[float(t) * float(rng.lognormal(0, 0.01)) for t in rng.permutation(card[side])]
+                 for side in ("baseline_s", "candidate_s")]
+        return {**card, **cc.make_card(*again, card["workload"], card["batch"], card["shape"], card["dtype"],
+                                       card["percentile"])}
     return my_card
 
 
@@ -105,19 +107,77 @@ def test_samples_typed_in_and_a_busy_wait_as_long_as_they_add_up_to_are_refused(
     assert points == 3, feedback
 
 
+def _draw(rng, n):
+    return {"baseline_s": (1e-3 * rng.lognormal(0, 0.1, n)).tolist(),
+            "candidate_s": (2e-4 * rng.lognormal(0, 0.1, n)).tolist()}
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(10, 120), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
 def test_two_cards_are_two_measurements_unless_most_samples_come_back(n, seed, share):
     rng = np.random.default_rng(seed)
-    first = {"baseline_s": (1e-3 * rng.lognormal(0, 0.1, n)).tolist(),
-             "candidate_s": (2e-4 * rng.lognormal(0, 0.1, n)).tolist()}
-    kept = int(share * 2 * n)           # this many of the first card's samples come back in the second
-    second = {side: [t if i + k * n < kept else t * 1.01 for i, t in enumerate(first[side])]
-              for k, side in enumerate(("baseline_s", "candidate_s"))}
+    first, fresh = _draw(rng, n), _draw(rng, n)
+    kept = int(share * 2 * n)           # this many of the first card's samples come back, in other places
+    pool = [(side, t) for side in ex12.SIDES for t in first[side]][:kept]
+    second = {side: [t for s, t in pool if s == side] + fresh[side][sum(s == side for s, _ in pool):]
+              for side in ex12.SIDES}
+    second = {side: rng.permutation(v).tolist() for side, v in second.items()}
     why = ex12.repeated(first, second)
     assert (why is None) == (kept <= n), (kept, n, why)
     if why:
         assert f"returned {kept} of the same {2 * n} samples" in why
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(10, 120), st.integers(0, 2**32 - 1), st.floats(0.5, 2.0), st.floats(0.0, 0.005))
+def test_a_second_card_that_rescales_the_first_is_refused_and_a_new_measurement_is_not(n, seed, factor, jitter):
+    rng = np.random.default_rng(seed)
+    first, fresh = _draw(rng, n), _draw(rng, n)
+    copy = {side: [t * factor * float(rng.lognormal(0, jitter)) * (1 + 1e-9) for t in v] for side, v in first.items()}
+    why = ex12.repeated(first, copy)
+    assert why is not None and "follow those of its first one by one" in why, why
+    assert ex12.repeated(first, fresh) is None
+
+
+def test_calls_are_counted_by_name_while_the_function_runs_and_the_names_are_put_back():
+    from perfcourse.grading.checks._tools import counting
+    from perfcourse.grading.runner import counted
+
+    user = {}
+    exec("def per_row():\n    return 1\n\ndef batched():\n    return 2\n\n"
+         "def my_card():\n    return [per_row() for _ in range(3)] + [batched()]\n", user)
+    originals = dict(user)
+    assert counting(user["my_card"], ("per_row", "batched")) == ([1, 1, 1, 2], {"per_row": 3, "batched": 1})
+    assert user["per_row"] is originals["per_row"] and user["batched"] is originals["batched"]
+    assert counting(lambda: 5, ("nowhere",)) == (5, None)        # nothing to count: no such names
+    counts, restore = counted(user, ["per_row", "missing"])
+    user["my_card"]()
+    restore()
+    assert counts == {"per_row": 3} and user["per_row"] is originals["per_row"]
+
+
+def _counted(card, per_row_calls, batched_calls):
+    """A grader's stand-in of a my_card that measures as long as its samples add up to and made these calls."""
+    measuring = _measuring(card)
+
+    def my_card():
+        return measuring()
+    my_card.counting = lambda watch: (measuring(), {"per_row": per_row_calls, "batched": batched_calls})
+    return my_card
+
+
+def test_a_card_needs_a_call_of_each_version_for_each_of_its_samples():
+    rng = np.random.default_rng(8)
+    base = (2e-3 * rng.lognormal(0, 0.05, 40)).tolist()
+    card = _card(base, [t / 4 for t in base])
+    for rows, batches, passes in ((40, 40, True), (1, 1, False), (45, 39, False), (0, 500, False)):
+        points, _, feedback = ex12.check_my_card(_counted(card, rows, batches), _busy(2e-3), _busy(5e-4), rng=rng,
+                                                 ref=None)
+        assert (points == 3) == passes, (rows, batches, feedback)
+        if not passes:
+            short_side, version, made = (("baseline_s", "per_row", rows) if rows < 40 else
+                                         ("candidate_s", "batched", batches))
+            assert f"its {short_side} holds 40 samples, but my_card() called {version} {made} times" in feedback
 
 
 def test_samples_that_sleep_as_long_as_a_measurement_are_refused():
@@ -224,6 +284,32 @@ def my_card():                       # one real call a side, scattered into 40 s
     time.sleep(sum(base) + sum(cand))
     return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
 '''
+
+
+SCALED = r'''
+import time
+
+def my_card():                       # one real call a side, scattered by a random generator, and a busy wait
+    rng = np.random.default_rng()
+    one = []
+    for version in (per_row, batched):
+        started = time.perf_counter()
+        version(X, W)
+        one.append(time.perf_counter() - started)
+    base = (one[0] * rng.lognormal(0, 0.05, 40)).tolist()
+    cand = (one[1] * rng.lognormal(0, 0.05, 40)).tolist()
+    end = time.perf_counter() + sum(base) + sum(cand)
+    while time.perf_counter() < end:
+        pass
+    return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
+'''
+
+
+@pytest.mark.slow
+def test_a_card_scaled_from_one_call_a_side_with_a_busy_wait_is_refused(tmp_path):
+    sub = _graded_12(tmp_path, SCALED)
+    part_c = sub["parts"][2]
+    assert part_c["points"] == 0 and "but my_card() called per_row 1 times" in part_c["feedback"], part_c
 
 
 @pytest.mark.slow

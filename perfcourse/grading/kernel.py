@@ -183,10 +183,15 @@ class Kernel:
         anything else, returned what cannot be read, or broke the kernel; :class:`PartTimeout`
         past the deadline. A kernel that broke or ran out of time is killed.
         """
+        return self.call_counting(name, args, deadline, ())[0]
+
+    def call_counting(self, name, args, deadline, watch):
+        """``(result, calls)``: as :meth:`call`, with how many times the call ran each notebook function named in
+        ``watch`` (a name the notebook does not define as a function is left out of ``calls``)."""
         number = next(self._ids)
         try:
             self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
-                       "max_bytes": MAX_MESSAGE_BYTES}, deadline)
+                       "max_bytes": MAX_MESSAGE_BYTES, "watch": [str(n) for n in watch]}, deadline)
             message = self.receive(deadline)
             if message["op"] not in ("result", "raised") or message.get("id") != number:
                 raise KernelLost("answered a call it was not asked")
@@ -207,7 +212,11 @@ class Kernel:
             value = wire.decode(message.get("value"))
         except wire.WireError as err:
             raise CallFailed(f"returned a value the grader cannot read ({err})") from None
-        return value
+        calls = message.get("calls", {})
+        if not isinstance(calls, dict) or not all(
+                n in watch and type(c) is int and c >= 0 for n, c in calls.items()):
+            raise CallFailed("sent a bad count of its calls")
+        return value, calls
 
     def pause(self, stop=True):
         """Stop (or, with ``stop=False``, continue) every process of the kernel."""

@@ -162,15 +162,38 @@ def run_cells(channel, shell, sink, start):
     channel.send({"op": "ready", "names": kinds})
 
 
+def counted(user, names):
+    """Wrap each callable of ``names`` in the namespace ``user`` so that its calls are counted: the counts, and a
+    function that puts the originals back."""
+    counts, originals = {}, {n: user[n] for n in names if callable(user.get(n))}
+
+    def wrap(name, func):
+        def call(*args, **kwargs):
+            counts[name] += 1
+            return func(*args, **kwargs)
+        return call
+
+    for name, func in originals.items():
+        counts[name] = 0
+        user[name] = wrap(name, func)
+    return counts, lambda: user.update(originals)
+
+
 def answer(channel, shell, sink, message):
-    """Call one of the notebook's functions on the grader's inputs; send its result as plain data."""
+    """Call one of the notebook's functions on the grader's inputs; send its result as plain data, with the calls
+    it made to the functions the message names under ``watch`` (each by its name in the notebook)."""
     wire = channel.wire
     sink.reset(armed=False)
+    counts, restore = counted(shell.user_ns, [str(n) for n in message.get("watch", ())])
     try:
         func = shell.user_ns[str(message["name"])]
         args = wire.decode(message["args"], functions=True)
-        value = wire.encode(func(*args), lenient=True)
-        reply = {"op": "result", "id": message["id"], "value": value}
+        try:
+            result = func(*args)
+        finally:
+            restore()
+        value = wire.encode(result, lenient=True)
+        reply = {"op": "result", "id": message["id"], "value": value, "calls": dict(counts)}
         if len(wire.dumps(reply)) > message["max_bytes"]:
             reply = {"op": "raised", "id": message["id"], "ename": "ResultTooLarge",
                      "evalue": f"the result is larger than {message['max_bytes']} bytes", "not_implemented": False}

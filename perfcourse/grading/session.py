@@ -136,6 +136,7 @@ def _proxy(kernel, name, deadline):
 
     call.__name__ = call.__qualname__ = name
     call.cpu_clock = kernel.cpu_seconds          # the CPU the function's own process uses (see checks' cpu_clock)
+    call.counting = lambda watch, *args: kernel.call_counting(name, args, deadline[0], watch)   # see checks' counting
     return call
 
 
@@ -184,15 +185,24 @@ def _in_turn(call, kernel, *, stopped):
     The kernel's state changes only when the calls switch sides, so a run of timed calls to the
     course's functions pays for no signals between them.
     """
-    def run(*args):
+    def turn():
         if kernel.stopped != stopped:
             kernel.pause(stop=stopped)
             kernel.stopped = stopped
+
+    def run(*args):
+        turn()
         return call(*args)
+
+    def counting(watch, *args):
+        turn()
+        return call.counting(watch, *args)
 
     run.__name__ = run.__qualname__ = call.__name__
     if hasattr(call, "cpu_clock"):
         run.cpu_clock = call.cpu_clock
+    if hasattr(call, "counting"):
+        run.counting = counting
     return run
 
 

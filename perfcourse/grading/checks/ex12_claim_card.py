@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from ...models import claimcheck as cc
-from ._tools import close, cpu_clock, part, short
+from ._tools import close, counting, cpu_clock, part, short
 
 WORKLOADS = ("dense layer X[b, d] @ W[d, d]", "row softmax", "layer norm", "sum of squares", "copy c = a")
 DTYPES = ("float32", "float16", "bfloat16", "float64")
@@ -176,7 +176,7 @@ def made_up(samples):
     distinct = np.unique(x).size
     if distinct < x.size / 2:
         return (f"its {x.size} samples take only {distinct} distinct values: a clock read around real work "
-                "rarely repeats itself")
+                "rarely repeats itself (keep the raw samples the clock gave: rounded or typed-in ones repeat)")
     steps = np.diff(x)
     if np.allclose(steps, steps.mean(), rtol=1e-6, atol=1e-15):
         return (f"its {x.size} samples are evenly spaced, {short(float(steps.mean()))} s apart: measured durations "
@@ -196,22 +196,31 @@ def repeated(first, second):
     >>> card = {"baseline_s": [1.03e-3, 0.98e-3, 1.11e-3, 1.0e-3], "candidate_s": [2.1e-4, 1.9e-4, 2.2e-4, 2.0e-4]}
     >>> repeated(card, {"baseline_s": [1.01e-3, 0.99e-3, 1.2e-3, 1.05e-3], "candidate_s": [2e-4] * 4}) is None
     True
-    >>> repeated(card, dict(card))[:59]
+    >>> repeated(card, dict(card))[:60]
     'my_card() returned 8 of the same 8 samples when called again'
+    >>> repeated(card, {k: [x * 1.001 for x in v] for k, v in card.items()})[:61]
+    "the baseline_s of my_card()'s second call follow those of its"
     """
-    if not isinstance(second, dict) or any(not isinstance(second.get(s), (list, tuple)) for s in SIDES):
-        return f"my_card() called a second time returned {short(second)}, not a card with both sets of samples"
     old = [float(x) for s in SIDES for x in first[s]]
     seen = set(old)
-    same = sum(1 for s in SIDES for x in second[s] if isinstance(x, (int, float)) and float(x) in seen)
+    same = sum(1 for s in SIDES for x in second[s] if float(x) in seen)
     if same > len(old) // 2:
         return (f"my_card() returned {same} of the same {len(old)} samples when called again: samples measured when "
                 "it runs differ from run to run, and typed-in or stored ones do not (time both versions inside "
-                "my_card(), every time it is called)")
+                "my_card(), every time it is called, and keep the raw samples: rounded ones repeat too)")
+    for side in SIDES:                  # the first call's samples, each rescaled a little: a copy, not a measurement
+        a, b = np.log(np.asarray(first[side], float)), np.log(np.asarray(second[side], float))
+        if a.size == b.size and a.size >= 3 and np.std(b - a) < TRACKS * np.std(a):
+            return (f"the {side} of my_card()'s second call follow those of its first one by one (each within "
+                    f"{np.ptp(b - a) * 100:.2g}% of the sample in its place, while the samples themselves spread "
+                    f"{np.ptp(a) * 100:.3g}%): two measurements scatter independently, a rescaled copy does not")
     return None
 
 
 SIDES = ("baseline_s", "candidate_s")
+VERSIONS = {"baseline_s": "per_row", "candidate_s": "batched"}   # the function each side's samples time
+TRACKS = 0.25               # a second card whose log-samples differ from the first's, place by place, by less than this
+                            # share of their own spread is the first card rescaled (measured ones differ by ~1.4x it)
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
 CALL_S = 0.02               # each timed call runs the version long enough to dwarf the call's own cost
 NOISY_SPREAD = 3.0          # a spread wider than this ratio is timed again (a busy machine) ...
@@ -260,30 +269,47 @@ def _time_problem(card, samples):
     return None
 
 
+def _measured_card(my_card, clock, which):
+    """``(card, None)`` from one call of ``my_card``, or ``(None, why it is refused)``: every call is checked alike."""
+    cpu, started = clock(), time.perf_counter()
+    card, calls = counting(my_card, VERSIONS.values())
+    took, cpu = time.perf_counter() - started, clock() - cpu
+    found = cc.problems(card)
+    if found:
+        return None, f"your card ({which}) is refused: {found[0]}"
+    for side, version in VERSIONS.items():
+        made = None if calls is None else calls.get(version, 0)
+        if made is not None and made < len(card[side]):
+            return None, (f"your card ({which}) is refused: its {side} holds {len(card[side])} samples, but my_card() "
+                          f"called {version} {made} times: every sample must time calls of {version} made while "
+                          f"my_card() runs (call it by that name)")
+    for side in SIDES:
+        why = made_up(card[side])
+        if why:
+            return None, f"your card ({which}) is refused: {side} cannot be a measurement: {why}"
+    timed = float(sum(card["baseline_s"]) + sum(card["candidate_s"]))
+    if took < MEASURED_SHARE * timed:
+        return None, (f"your card ({which}) is refused: its samples add up to {timed:.3g} s of timed runs, but "
+                      f"my_card() returned after {took:.3g} s, so they were not measured when it ran: my_card() must "
+                      "time both versions itself, each time it is called")
+    if cpu < BUSY_SHARE * timed:
+        return None, (f"your card ({which}) is refused: its samples add up to {timed:.3g} s of timed runs, but "
+                      f"my_card() kept the CPU busy for only {cpu:.3g} s while it ran, so it did not run both versions "
+                      "for that long: every sample must time a run (waiting, as time.sleep does, measures nothing)")
+    return card, None
+
+
 @part("C: your own card, from your own samples", points=3, needs=("my_card", "run_per_row", "run_batched"),
       timeout_s=40, given=("run_per_row", "run_batched"))
 def check_my_card(my_card, run_per_row, run_batched, rng, ref):
     clock = cpu_clock(my_card)
-    cpu, started = clock(), time.perf_counter()
-    card = my_card()
-    took, cpu = time.perf_counter() - started, clock() - cpu
-    found = cc.problems(card)
-    if found:
-        return 0, 3, f"your card is refused: {found[0]}"
-    for side in ("baseline_s", "candidate_s"):
-        why = made_up(card[side])
+    cards = []
+    for which in ("first call", "second call"):   # two measurements: a clock read around real work never repeats
+        card, why = _measured_card(my_card, clock, which)
         if why:
-            return 0, 3, f"your card is refused: {side} cannot be a measurement: {why}"
-    timed = float(sum(card["baseline_s"]) + sum(card["candidate_s"]))
-    if took < MEASURED_SHARE * timed:
-        return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() "
-                      f"returned after {took:.3g} s, so they were not measured when it ran: my_card() must time "
-                      "both versions itself, each time it is called")
-    if cpu < BUSY_SHARE * timed:
-        return 0, 3, (f"your card is refused: its samples add up to {timed:.3g} s of timed runs, but my_card() kept "
-                      f"the CPU busy for only {cpu:.3g} s while it ran, so it did not run both versions for that long: "
-                      "every sample must time a run (waiting, as time.sleep does, measures nothing)")
-    again = my_card()                   # a second measurement: a clock read around real work never repeats itself
+            return 0, 3, why
+        cards.append(card)
+    card, again = cards
     why = repeated(card, again)
     if why:
         return 0, 3, f"your card is refused: {why}"
@@ -292,12 +318,13 @@ def check_my_card(my_card, run_per_row, run_batched, rng, ref):
         speedup, (low, high) = cc.speedup_spread(samples[0], samples[1], "p50")
         if high <= NOISY_SPREAD * low:
             break
-    claimed = float(card["speedup"])
-    if not low / DRIFT <= claimed <= high * DRIFT:
-        return 0, 3, (f"your card claims {claimed:.3g}x, but the grader timed run_per_row and run_batched itself and "
-                      f"measured {speedup:.3g}x (p50 of {ROUNDS} runs each, spread {low:.3g}x to {high:.3g}x): a "
-                      "card's speedup must be one this machine shows")
-    problem = _time_problem(card, samples)
-    if problem:
-        return 0, 3, f"your card is refused: {problem}"
-    return 3, 3, f"{cc.supported(card)[1]}; the grader measured {speedup:.3g}x itself"
+    for card in cards:
+        claimed = float(card["speedup"])
+        if not low / DRIFT <= claimed <= high * DRIFT:
+            return 0, 3, (f"your card claims {claimed:.3g}x, but the grader timed run_per_row and run_batched itself "
+                          f"and measured {speedup:.3g}x (p50 of {ROUNDS} runs each, spread {low:.3g}x to {high:.3g}x): "
+                          "a card's speedup must be one this machine shows")
+        problem = _time_problem(card, samples)
+        if problem:
+            return 0, 3, f"your card is refused: {problem}"
+    return 3, 3, f"{cc.supported(cards[0])[1]}; the grader measured {speedup:.3g}x itself"
