@@ -141,43 +141,55 @@ def test_a_second_card_that_rescales_the_first_is_refused_and_a_new_measurement_
 
 def test_calls_are_counted_by_name_while_the_function_runs_and_the_names_are_put_back():
     from perfcourse.grading.checks._tools import counting
-    from perfcourse.grading.runner import counted
+    from perfcourse.grading.runner import summary, watched
 
     user = {}
-    exec("def per_row():\n    return 1\n\ndef batched():\n    return 2\n\n"
-         "def my_card():\n    return [per_row() for _ in range(3)] + [batched()]\n", user)
+    exec("import time\nX, W = [1], [2]\n"
+         "def per_row(x, w):\n    time.sleep(0.002)\n    return 1\n\n"
+         "def batched(x, w):\n    return 2\n\n"
+         "def my_card():\n    return [per_row(X, W) for _ in range(3)] + [batched(X, W), batched([1], W)]\n", user)
     originals = dict(user)
-    assert counting(user["my_card"], ("per_row", "batched")) == ([1, 1, 1, 2], {"per_row": 3, "batched": 1})
+    result, calls = counting(user["my_card"], {"per_row": ("X", "W"), "batched": ("X", "W")})
+    assert result == [1, 1, 1, 2, 2] and calls["per_row"][0] == 3 and calls["batched"][0] == 1   # not on a copy
+    assert 0.002 <= calls["per_row"][1] < 0.05 and calls["batched"][1] < 0.002
     assert user["per_row"] is originals["per_row"] and user["batched"] is originals["batched"]
-    assert counting(lambda: 5, ("nowhere",)) == (5, None)        # nothing to count: no such names
-    counts, restore = counted(user, ["per_row", "missing"])
+    assert counting(lambda: 5, {"nowhere": ()}) == (5, None)        # nothing to count: no such names
+    record, restore = watched(user, {"per_row": ["X", "W"], "missing": []})
     user["my_card"]()
     restore()
-    assert counts == {"per_row": 3} and user["per_row"] is originals["per_row"]
+    assert summary(record)["per_row"][0] == 3 and set(record) == {"per_row"} and user["per_row"] is originals["per_row"]
 
 
-def _counted(card, per_row_calls, batched_calls):
-    """A grader's stand-in of a my_card that measures as long as its samples add up to and made these calls."""
+def _counted(card, per_row, batched):
+    """A grader's stand-in of a my_card that measures as long as its samples add up to and made these calls:
+    ``(calls, median seconds)`` of per_row and of batched on X and W."""
     measuring = _measuring(card)
 
     def my_card():
         return measuring()
-    my_card.counting = lambda watch: (measuring(), {"per_row": per_row_calls, "batched": batched_calls})
+    my_card.counting = lambda watch: (measuring(), {"per_row": per_row, "batched": batched})
     return my_card
 
 
-def test_a_card_needs_a_call_of_each_version_for_each_of_its_samples():
+def test_a_card_needs_a_call_of_each_version_for_each_of_its_samples_and_their_times():
     rng = np.random.default_rng(8)
     base = (2e-3 * rng.lognormal(0, 0.05, 40)).tolist()
     card = _card(base, [t / 4 for t in base])
-    for rows, batches, passes in ((40, 40, True), (1, 1, False), (45, 39, False), (0, 500, False)):
+    row, batch = float(np.median(base)), float(np.median(base)) / 4
+    for rows, batches, passes in (((40, row), (40, batch), True), ((1, row), (1, batch), False),
+                                  ((45, row), (39, batch), False), ((0, None), (500, batch), False),
+                                  ((40, row * 1.4), (60, batch / 1.4), True), ((40, row / 1.8), (40, batch), False)):
         points, _, feedback = ex12.check_my_card(_counted(card, rows, batches), _busy(2e-3), _busy(5e-4), rng=rng,
                                                  ref=None)
         assert (points == 3) == passes, (rows, batches, feedback)
-        if not passes:
-            short_side, version, made = (("baseline_s", "per_row", rows) if rows < 40 else
-                                         ("candidate_s", "batched", batches))
-            assert f"its {short_side} holds 40 samples, but my_card() called {version} {made} times" in feedback
+        if passes:
+            continue
+        if rows[0] < 40 or batches[0] < 40:
+            side, version, made = (("baseline_s", "per_row", rows[0]) if rows[0] < 40 else
+                                   ("candidate_s", "batched", batches[0]))
+            assert f"its {side} holds 40 samples, but my_card() called {version}(X, W) {made} times" in feedback
+        else:                       # an inflated side: its samples are not the times of the calls made
+            assert f"but the 40 calls of per_row(X, W) that my_card() made took {rows[1]:.3g} s" in feedback
 
 
 def test_samples_that_sleep_as_long_as_a_measurement_are_refused():
@@ -309,14 +321,14 @@ def my_card():                       # one real call a side, scattered by a rand
 def test_a_card_scaled_from_one_call_a_side_with_a_busy_wait_is_refused(tmp_path):
     sub = _graded_12(tmp_path, SCALED)
     part_c = sub["parts"][2]
-    assert part_c["points"] == 0 and "but my_card() called per_row 1 times" in part_c["feedback"], part_c
+    assert part_c["points"] == 0 and "but my_card() called per_row(X, W) 1 times" in part_c["feedback"], part_c
 
 
 @pytest.mark.slow
 def test_a_card_scattered_from_one_call_a_side_is_refused(tmp_path):
     sub = _graded_12(tmp_path, ONE_CALL)
     part_c = sub["parts"][2]
-    assert part_c["points"] == 0 and "kept the CPU busy for only" in part_c["feedback"], part_c
+    assert part_c["points"] == 0 and "but my_card() called per_row(X, W) 2 times" in part_c["feedback"], part_c
 
 
 NOISE = r'''
@@ -338,23 +350,56 @@ def _burn():
         else:
             time.sleep(0.002)
 
-def my_card():                       # a made-up 200x, as long in coming as its samples add up to
-    threading.Thread(target=_switch, daemon=True).start()
-    for _ in range(10):
-        threading.Thread(target=_burn, daemon=True).start()
-    rng = np.random.default_rng(7)
-    base = [float(v) for v in 2e-2 * rng.lognormal(0, 0.05, 40)]
-    cand = [float(v) for v in 1e-4 * rng.lognormal(0, 0.05, 40)]
-    time.sleep(sum(base) + sum(cand))
-    return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
+_started = []
+
+def my_card():                       # an honest card, with load left running that comes and goes
+    if not _started:
+        _started.append(threading.Thread(target=_switch, daemon=True))
+        _started[0].start()
+        for _ in range(10):
+            threading.Thread(target=_burn, daemon=True).start()
+    kw = dict(repeat=40, warmup_s=0.05, max_duration_s=6.0, min_samples=20)
+    t_row = pc.timing.measure(per_row, X, W, name="per row", **kw)
+    t_all = pc.timing.measure(batched, X, W, name="batched", **kw)
+    return make_card(t_row.samples.tolist(), t_all.samples.tolist(), WORKLOAD, B, (B, D), "float32", "p50")
 '''
 
 
 @pytest.mark.slow
 def test_threads_left_running_by_the_learner_are_stopped_while_the_grader_times(tmp_path):
     sub = _graded_12(tmp_path, NOISE)
-    part_c = sub["parts"][2]
-    assert part_c["points"] == 0 and "too noisy" not in part_c["feedback"], part_c
-    claimed = float(part_c["feedback"].split("claims ")[1].split("x")[0])
-    low, high = (float(v) for v in part_c["feedback"].split("spread ")[1].split("x)")[0].split("x to "))
-    assert claimed > 100 and high < ex12.NOISY_SPREAD * low, part_c    # the grader's own timing stayed quiet
+    part_c = sub["parts"][2]      # the grader timed its own functions with the learner's kernel, threads and all, stopped
+    assert part_c["points"] == 3 and "the grader measured" in part_c["feedback"], part_c
+
+
+TINY = r'''
+import time
+
+def my_card():                       # per_row and batched called often, but on a slice: almost no work
+    x1, w8 = X[:1, :8], W[:8, :8]
+    for _ in range(40):
+        per_row(x1, w8)
+        batched(x1, w8)
+    rng = np.random.default_rng()
+    base, cand = (1.7e-3 * rng.lognormal(0, 0.05, 40)).tolist(), (2.4e-4 * rng.lognormal(0, 0.05, 40)).tolist()
+    end = time.perf_counter() + sum(base) + sum(cand)
+    while time.perf_counter() < end:
+        pass
+    return make_card(base, cand, WORKLOAD, B, (B, D), "float32", "p50")
+'''
+
+INFLATED = r'''
+def my_card():                       # a real measurement, its baseline reported 1.8 times slower than it ran
+    kw = dict(repeat=40, warmup_s=0.05, max_duration_s=6.0, min_samples=20)
+    rows = pc.timing.measure(per_row, X, W, **kw).samples
+    whole = pc.timing.measure(batched, X, W, **kw).samples
+    return make_card((1.8 * rows).tolist(), whole.tolist(), WORKLOAD, B, (B, D), "float32", "p50")
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell, refusal", [(TINY, "but my_card() called per_row(X, W) 0 times"),
+                                           (INFLATED, "calls of per_row(X, W) that my_card() made took")])
+def test_calls_on_other_arrays_or_samples_other_than_the_calls_times_are_refused(tmp_path, cell, refusal):
+    part_c = _graded_12(tmp_path, cell)["parts"][2]
+    assert part_c["points"] == 0 and refusal in part_c["feedback"], part_c

@@ -186,12 +186,14 @@ class Kernel:
         return self.call_counting(name, args, deadline, ())[0]
 
     def call_counting(self, name, args, deadline, watch):
-        """``(result, calls)``: as :meth:`call`, with how many times the call ran each notebook function named in
-        ``watch`` (a name the notebook does not define as a function is left out of ``calls``)."""
+        """``(result, calls)``: as :meth:`call`, with ``{function: [calls, median seconds]}`` of each notebook
+        function that ``watch`` (``{function: [argument names]}``) names, counting its calls on those arguments
+        (a name the notebook does not define as a function is left out of ``calls``)."""
         number = next(self._ids)
         try:
             self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
-                       "max_bytes": MAX_MESSAGE_BYTES, "watch": [str(n) for n in watch]}, deadline)
+                       "max_bytes": MAX_MESSAGE_BYTES,
+                       "watch": {str(n): [str(a) for a in names] for n, names in dict(watch).items()}}, deadline)
             message = self.receive(deadline)
             if message["op"] not in ("result", "raised") or message.get("id") != number:
                 raise KernelLost("answered a call it was not asked")
@@ -214,9 +216,10 @@ class Kernel:
             raise CallFailed(f"returned a value the grader cannot read ({err})") from None
         calls = message.get("calls", {})
         if not isinstance(calls, dict) or not all(
-                n in watch and type(c) is int and c >= 0 for n, c in calls.items()):
+                n in watch and isinstance(c, list) and len(c) == 2 and type(c[0]) is int and c[0] >= 0
+                and (c[1] is None if c[0] == 0 else type(c[1]) is float and c[1] >= 0) for n, c in calls.items()):
             raise CallFailed("sent a bad count of its calls")
-        return value, calls
+        return value, {n: (c[0], c[1]) for n, c in calls.items()}
 
     def pause(self, stop=True):
         """Stop (or, with ``stop=False``, continue) every process of the kernel."""

@@ -162,29 +162,55 @@ def run_cells(channel, shell, sink, start):
     channel.send({"op": "ready", "names": kinds})
 
 
-def counted(user, names):
-    """Wrap each callable of ``names`` in the namespace ``user`` so that its calls are counted: the counts, and a
-    function that puts the originals back."""
-    counts, originals = {}, {n: user[n] for n in names if callable(user.get(n))}
+def watched(user, watch):
+    """Wrap each function ``watch`` names in the namespace ``user`` so that its calls on the notebook's own
+    arguments are timed: ``watch`` maps a function's name to the names of the arguments it must be called with
+    (compared by identity). Only calls on exactly those arguments that return count. Returns the record,
+    ``{name: [seconds of each call]}``, and a function that puts the originals back.
 
-    def wrap(name, func):
+    Each call is timed around the function and, where CuPy is loaded, a device synchronisation, so the time
+    is the work's and not only its launch's.
+    """
+    import time
+
+    record, originals = {}, {n: user[n] for n in watch if callable(user.get(n))}
+
+    def wrap(name, func, wanted):
         def call(*args, **kwargs):
-            counts[name] += 1
-            return func(*args, **kwargs)
+            started = time.perf_counter()
+            result = func(*args, **kwargs)
+            cupy = sys.modules.get("cupy")
+            if cupy is not None:
+                cupy.cuda.Device().synchronize()
+            head = args[:len(wanted)]
+            if len(head) == len(wanted) and all(a is user.get(w) for a, w in zip(head, wanted, strict=True)):
+                record[name].append(time.perf_counter() - started)
+            return result
         return call
 
     for name, func in originals.items():
-        counts[name] = 0
-        user[name] = wrap(name, func)
-    return counts, lambda: user.update(originals)
+        record[name] = []
+        user[name] = wrap(name, func, [str(w) for w in watch[name]])
+    return record, lambda: user.update(originals)
+
+
+def summary(record):
+    """``{name: [calls, median seconds per call or None]}`` of a :func:`watched` record."""
+    out = {}
+    for name, times in record.items():
+        ordered = sorted(times)
+        out[name] = [len(ordered), ordered[len(ordered) // 2] if ordered else None]
+    return out
 
 
 def answer(channel, shell, sink, message):
     """Call one of the notebook's functions on the grader's inputs; send its result as plain data, with the calls
-    it made to the functions the message names under ``watch`` (each by its name in the notebook)."""
+    it made to the functions the message names under ``watch`` (see :func:`watched`)."""
     wire = channel.wire
     sink.reset(armed=False)
-    counts, restore = counted(shell.user_ns, [str(n) for n in message.get("watch", ())])
+    watch = message.get("watch") or {}
+    record, restore = watched(shell.user_ns, {str(n): list(a) for n, a in watch.items()} if isinstance(watch, dict)
+                              else {})
     try:
         func = shell.user_ns[str(message["name"])]
         args = wire.decode(message["args"], functions=True)
@@ -193,7 +219,7 @@ def answer(channel, shell, sink, message):
         finally:
             restore()
         value = wire.encode(result, lenient=True)
-        reply = {"op": "result", "id": message["id"], "value": value, "calls": dict(counts)}
+        reply = {"op": "result", "id": message["id"], "value": value, "calls": summary(record)}
         if len(wire.dumps(reply)) > message["max_bytes"]:
             reply = {"op": "raised", "id": message["id"], "ename": "ResultTooLarge",
                      "evalue": f"the result is larger than {message['max_bytes']} bytes", "not_implemented": False}

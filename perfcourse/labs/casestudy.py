@@ -20,6 +20,7 @@ from ..measure.profiler import Profile
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
 from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, unfused_bytes
+from ..models.verdicts import CLOSE_RATIO
 from ..units import format_seconds
 from .pipeline import TOLERANCE, Settings
 
@@ -217,14 +218,14 @@ class ChangeLog:
     """The versions tried, in order; the first entry is the baseline, which is always kept.
 
     A change is kept when its outputs are within ``TOLERANCE`` of the float64 reference and its
-    median beats the current best by at least ``min_gain``: a smaller gain is within what two
-    timings taken apart differ by on a busy 2-core machine (lesson 00 measures that spread). It
-    is called slower only when it is slower by as much (its time at least ``1 / (1 - min_gain)``
-    of the best's); in between it is neither. A change whose timing, or the best's, is flagged
+    median beats the current best by more than ``band``, the course's "close" (lesson 00: two
+    timings of one kernel taken apart differ by that much): its time under ``1 / band`` of the
+    best's. It is called slower only when it is slower by as much (its time above ``band`` times
+    the best's); in between it is neither. A change whose timing, or the best's, is flagged
     NOISY is not judged and not kept.
     """
 
-    min_gain: float = 0.10   # below the run-to-run spread of two steady timings on a shared machine
+    band: float = CLOSE_RATIO   # two timings taken apart closer than this are the same, as everywhere in the course
     entries: list = field(default_factory=list)
 
     @property
@@ -250,13 +251,13 @@ class ChangeLog:
                 name=loud.name, spread=loud.spread_text(), limit=NOISY_IQR)
         else:
             ratio = timing.p50 / self.best.timing.p50
-            if ratio >= 1 / (1 - self.min_gain):
+            if ratio > self.band:
                 kept, verdict = False, _("not kept: slower ({ratio:.2f}x the time of the best so far).").format(
                     ratio=ratio)
-            elif ratio > 1 - self.min_gain:
-                kept, verdict = False, _("not kept: {ratio:.2f}x the time of the best so far, within the {gain:.0%} "
-                                         "that two timings differ by on a busy machine, so no faster or slower "
-                                         "that this run can show.").format(ratio=ratio, gain=self.min_gain)
+            elif ratio >= 1 / self.band:
+                kept, verdict = False, _("not kept: {ratio:.2f}x the time of the best so far, within the {band:g}x "
+                                         "that two timings taken apart differ by (the course's close), so this run "
+                                         "shows it neither faster nor slower.").format(ratio=ratio, band=self.band)
             else:
                 kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(speedup=1 / ratio)
         joined = verdict if not why else verdict + ("" if verdict.endswith("。") else " ") + why   # no space after 。

@@ -80,10 +80,11 @@ class Calibration:
         if not self.rows:
             return _("No prediction is recorded yet: each lesson's experiment adds one.")
         if not self.guessed:
-            return ngettext("{n} experiment recorded, none with a guess: set the guess (it ships as None) before "
-                            "running the measuring cell.",
-                            "{n} experiments recorded, none with a guess: set the guess (it ships as None) before "
-                            "running the measuring cell.", len(self.rows)).format(n=len(self.rows))
+            return ngettext("{n} experiment judged (its measurement steady), none with a guess: set the guess (it "
+                            "ships as None) before running the measuring cell.",
+                            "{n} experiments judged (their measurements steady), none with a guess: set the guess "
+                            "(it ships as None) before running the measuring cell.",
+                            len(self.rows)).format(n=len(self.rows))
         guesses = ngettext("{n} guess", "{n} guesses", len(self.guessed)).format(n=len(self.guessed))
         experiments = ngettext("{n} experiment", "{n} experiments", len(self.rows)).format(n=len(self.rows))
         text = _("{guesses} over {experiments}: your median guess was off by {off:.2f}x, the models' by {model:.2f}x "

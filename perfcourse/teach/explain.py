@@ -307,6 +307,7 @@ threads waited for each other).
         return (text + _(": on average they kept only {busy:.3g} of {n:g} cores busy (the cores were taken by "
                          "other programs, or the threads waited for each other).")).format(**v)
     return (text + _(", although they kept {busy:.3g} cores busy on average: that time went to work one worker "
-                     "does not do (handing out the chunks, contending for the same memory).")).format(**v)
+                     "does not do (handing out the chunks, contending for what the cores share: caches, memory, or one "
+                     "core's two hardware threads).")).format(**v)
 
 

@@ -78,28 +78,24 @@ def cpu_clock(function):
 
 
 def counting(function, watch):
-    """``function()`` and how many times it called each function named in ``watch``, looked up by name when it runs:
-    ``(result, {name: calls})``. The grader's stand-in of a learner's function counts in the learner's kernel; a
-    function defined here counts through its module's globals. ``None`` in place of the counts where it cannot
-    count (a function with no globals holding those names)."""
+    """``function()`` and the calls it made to each function ``watch`` names (``{name: [argument names]}``) on
+    exactly those arguments: ``(result, {name: (calls, median seconds per call or None)})``. The grader's
+    stand-in of a learner's function counts in the learner's kernel; a function defined here counts through
+    its module's globals (:func:`perfcourse.grading.runner.watched`). ``None`` in place of the calls where it
+    cannot count (a function whose globals do not define those names)."""
+    from ..runner import summary, watched
+
     if hasattr(function, "counting"):
-        return function.counting(tuple(watch))
+        return function.counting(dict(watch))
     user = getattr(function, "__globals__", None)
     if user is None or not all(callable(user.get(n)) for n in watch):
         return function(), None
-    counts, originals = dict.fromkeys(watch, 0), {n: user[n] for n in watch}
-
-    def wrap(name, func):
-        def call(*args, **kwargs):
-            counts[name] += 1
-            return func(*args, **kwargs)
-        return call
-
-    user.update({n: wrap(n, f) for n, f in originals.items()})
+    record, restore = watched(user, dict(watch))
     try:
-        return function(), counts
+        result = function()
     finally:
-        user.update(originals)
+        restore()
+    return result, {n: tuple(c) for n, c in summary(record).items()}
 
 
 def short(value, limit=120):

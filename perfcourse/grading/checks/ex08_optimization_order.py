@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._tools import part, run_cases
 
-MIN_KEPT = 0.95  # lesson 08 keeps a change that is at least 5% faster (pc.casestudy's min_gain)
+MIN_KEPT = 0.95  # a predicted change is worth making when it makes the run at least 5% faster (the exercise's rule)
 
 
 _CATEGORIES = ("python", "copy", "kernel", "sync", "io")

@@ -219,6 +219,8 @@ def repeated(first, second):
 
 SIDES = ("baseline_s", "candidate_s")
 VERSIONS = {"baseline_s": "per_row", "candidate_s": "batched"}   # the function each side's samples time
+ARGUMENTS = ("X", "W")      # ... called on the notebook's own arrays: a call on anything else times other work
+TRACKS_CALLS = 1.5          # a side's median within this factor of the median of the calls my_card() made
 TRACKS = 0.25               # a second card whose log-samples differ from the first's, place by place, by less than this
                             # share of their own spread is the first card rescaled (measured ones differ by ~1.4x it)
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
@@ -272,17 +274,24 @@ def _time_problem(card, samples):
 def _measured_card(my_card, clock, which):
     """``(card, None)`` from one call of ``my_card``, or ``(None, why it is refused)``: every call is checked alike."""
     cpu, started = clock(), time.perf_counter()
-    card, calls = counting(my_card, VERSIONS.values())
+    card, calls = counting(my_card, {version: ARGUMENTS for version in VERSIONS.values()})
     took, cpu = time.perf_counter() - started, clock() - cpu
     found = cc.problems(card)
     if found:
         return None, f"your card ({which}) is refused: {found[0]}"
     for side, version in VERSIONS.items():
-        made = None if calls is None else calls.get(version, 0)
-        if made is not None and made < len(card[side]):
+        if calls is None:           # nothing to count with (a stand-in function of the tests)
+            break
+        made, typical = calls.get(version, (0, None))
+        if made < len(card[side]):
             return None, (f"your card ({which}) is refused: its {side} holds {len(card[side])} samples, but my_card() "
-                          f"called {version} {made} times: every sample must time calls of {version} made while "
-                          f"my_card() runs (call it by that name)")
+                          f"called {version}(X, W) {made} times: every sample must time calls of {version} on the "
+                          f"notebook's X and W, made while my_card() runs (call it by that name)")
+        claimed = float(np.median(card[side]))
+        if not typical / TRACKS_CALLS <= claimed <= typical * TRACKS_CALLS:
+            return None, (f"your card ({which}) is refused: its {side} says {claimed:.3g} s per call at the median, "
+                          f"but the {made} calls of {version}(X, W) that my_card() made took {typical:.3g} s each at "
+                          f"the median: a card's samples are the times of the calls it made")
     for side in SIDES:
         why = made_up(card[side])
         if why:
