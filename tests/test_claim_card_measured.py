@@ -368,7 +368,7 @@ def my_card():                       # an honest card, with load left running th
 @pytest.mark.slow
 def test_threads_left_running_by_the_learner_are_stopped_while_the_grader_times(tmp_path):
     sub = _graded_12(tmp_path, NOISE)
-    part_c = sub["parts"][2]      # the grader timed its own functions with the learner's kernel, threads and all, stopped
+    part_c = sub["parts"][2]      # the grader timed its functions with the learner's kernel, threads and all, stopped
     assert part_c["points"] == 3 and "the grader measured" in part_c["feedback"], part_c
 
 
