@@ -57,7 +57,7 @@ def test_the_score_tables_in_chinese_line_up_by_terminal_columns(lang):
     lang("zh")
     text = report.table(SUBMISSIONS, [grade.UNSAFE_WARNING])
     lines = text.splitlines()
-    assert lines[0].startswith("警告：使用 --unsafe 评分") and lines[-1] == lines[0]
+    assert lines[0].startswith("警告：这次用 --unsafe 评分") and lines[-1] == lines[0]
     assert lines[1].split()[:4] == ["提交", "部分", "得分", "反馈"]
     assert "总计：12/14 分（85.7%），共 2 个已评分的 notebook" in text and "备注：" in text
     assert sum(line.split()[1:2] == ["合计"] for line in lines) == 2

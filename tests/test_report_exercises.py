@@ -228,9 +228,9 @@ def test_wrong_cards_score_zero_with_a_useful_message(solved):
     got = _score("ex12", ns)
     assert got["A"][0] == 0 and got["A"][1].startswith("wrong spread for ") and "expected [" in got["A"][1]
     assert got["B"][0] == 0 and got["B"][1].startswith("wrong for a card") and "expected False, got True" in got["B"][1]
-    assert got["C"] == (0, got["C"][1]) and got["C"][1].startswith("your card is refused: speedup: ")
+    assert got["C"] == (0, got["C"][1]) and got["C"][1].startswith("your card (first call) is refused: speedup: ")
     ns["my_card"] = lambda: {k: v for k, v in honest.items() if k != "percentile"}
-    assert _score("ex12", ns)["C"][1] == "your card is refused: missing field: percentile"
+    assert _score("ex12", ns)["C"][1] == "your card (first call) is refused: missing field: percentile"
 
 
 def test_wrong_profile_readings_score_zero_with_a_useful_message(solved):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import positive_int, real
+from ..units import format_seconds
 
 __all__ = ["Poisson", "Service", "affine", "table", "exponential", "as_service", "arrival_times", "rng_from"]
 
@@ -101,7 +102,8 @@ def affine(t0, t1=0.0):
     t1 = real("t1", t1, low=0)
     if t0 == 0 and t1 == 0:
         raise ValueError("affine needs t0 > 0 or t1 > 0: a service that takes no time never queues")
-    return Service(lambda b: t0 + t1 * np.asarray(b, dtype=np.float64), label=f"t(b) = {t0:g} s + {t1:g} s x b")
+    return Service(lambda b: t0 + t1 * np.asarray(b, dtype=np.float64),
+                   label=f"t(b) = {format_seconds(t0)} + {format_seconds(t1)} x b")
 
 
 def table(batch_sizes, seconds):

@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from .._lang import _, ngettext, pad, rpad
+from .._lang import _, ngettext, pad, rpad, tidy
 
 __all__ = ["Calibration", "calibration"]
 
@@ -74,7 +74,7 @@ class Calibration:
                              " {n} predictions have no measurement on this machine ({keys}): the lessons printed "
                              "why, and a run on the hardware they name adds them.",
                              len(self.unmeasured)).format(n=len(self.unmeasured), keys=", ".join(self.unmeasured))
-        return text
+        return tidy(text)     # no space a joined sentence leaves after a Chinese full stop
 
     def _summary(self):
         if not self.rows:
