@@ -237,8 +237,9 @@ def test_a_slow_read_names_the_cache_for_what_it_could_hold(cache_mib, fits):
 
 
 @pytest.mark.parametrize("psi, busy, idle", [(1.59, 1.68, True), (0.98, 1.02, True), (1.2, 1.7, False),
-                                             (1.0, 1.9, False), (1.5, 1.45, True)])
-def test_busy_cores_in_step_with_the_speedup_read_as_idle_cores(psi, busy, idle):
+                                             (1.0, 1.9, False), (1.5, 1.45, True), (1.53, 1.81, False),
+                                             (1.3, 1.64, True), (1.3, 1.66, False)])
+def test_the_shortfall_is_read_as_idle_cores_or_extra_work_whichever_took_more_core_time(psi, busy, idle):
     text = explain.scaling_verdict(psi, 2, achieved=70e9, ceiling=80e9, resource="cache bandwidth", shared=False,
                                    unit="B/s", cores_busy=busy)
     assert ("kept only" in text) == idle and ("work one worker does not do" in text) == (not idle)

@@ -303,7 +303,7 @@ threads waited for each other).
     if cores_busy is None:
         return (text + _(".")).format(**v)
     v["busy"] = real("cores_busy", cores_busy, low=0)
-    if v["busy"] < min(n, cap) / band or is_close(v["busy"], psi, band):   # cores in step with the speedup: idle ones
+    if n - v["busy"] >= v["busy"] - psi:   # more core time left idle than spent beyond one worker's work
         return (text + _(": on average they kept only {busy:.3g} of {n:g} cores busy (the cores were taken by "
                          "other programs, or the threads waited for each other).")).format(**v)
     return (text + _(", although they kept {busy:.3g} cores busy on average: that time went to work one worker "
