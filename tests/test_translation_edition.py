@@ -103,7 +103,7 @@ latency throughput batch batches speedup efficiency kernel kernels workload work
 fraction strong weak scaling span prefill decode step steps roofline warp warps block blocks thread threads grid
 stride cache worker workers rank ranks ring tree allreduce graph memory compute bound copy scale add triad sum ms us
 ns float dtype bandwidth work percentile utilization baseline wall time occupancy reduction arithmetic intensity
-queueing tail size max continuous batching scaled critical path static global local bus reduce
+queueing tail size max continuous batching scaled critical path static global local bus reduce gradient accumulation
 """.split())
 PROSE = re.compile(r"[a-z]{2,}|a")                 # one letter (n, x, e, s of B/s) is a symbol, not a word
 NAME = r"'[^'\s]*'|[a-z0-9]+(?:-[a-z0-9]+){2,}|[A-Za-z_][A-Za-z0-9_.']*"   # a quoted key, a-hyphen-chain, a word
