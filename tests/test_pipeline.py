@@ -180,3 +180,18 @@ def test_what_if_follows_amdahl():
         fusion.what_if(parts, "sync", 2)
     with pytest.raises(ValueError, match="factor"):
         fusion.what_if(parts, "kernel", 0.5)
+
+
+@pytest.mark.parametrize("then, now", [(0.010, 0.010), (0.005, 0.010), (0.020, 0.005), (0.005, 0.0065)])
+def test_a_change_is_judged_against_the_best_timed_beside_it(then, now):
+    t = lambda s: Timing.from_samples([s * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], name="t")  # noqa: E731
+    log = casestudy.ChangeLog()
+    log.add(pipeline.NAIVE, "baseline", "kernel", None, t(then), 1e-7)
+    ratio = 0.007 / now                 # judged against the best timed beside it, never against `then`
+    kept = log.add(pipeline.NAIVE.but(copies="one"), "one copy", "copy", None, t(0.007), 1e-7, beside=t(now))
+    why = log.entries[-1].why
+    assert kept == (ratio < 1 / log.band) and f"timed again beside it: {now * 1e3:.3g} ms" in why
+    assert (f"{1 / ratio:.2f}x faster" in why) == kept
+    assert why.startswith("not kept: slower") == (ratio > log.band)
+    with pytest.raises(TypeError, match="beside"):
+        log.add(pipeline.NAIVE, "x", "kernel", None, t(0.01), 1e-7, beside=0.01)

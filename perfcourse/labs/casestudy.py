@@ -233,33 +233,44 @@ class ChangeLog:
         """The last kept entry: the version every new change starts from."""
         return [e for e in self.entries if e.kept][-1]
 
-    def add(self, settings, change, target, prediction, timing, error, why=""):
-        """Record a version; decide and return whether it is kept."""
-        if not isinstance(timing, Timing):
-            raise TypeError(f"timing must be a perfcourse.measure.timing.Timing; got {type(timing).__name__}")
+    def add(self, settings, change, target, prediction, timing, error, why="", beside=None):
+        """Record a version; decide and return whether it is kept.
+
+        ``beside``: the best version so far, timed again right beside this one. Two timings taken apart
+        can differ by more than the close on a loaded machine, so when it is given the change is judged
+        against it (and the verdict prints its p50), not against the best's earlier timing.
+        """
+        if not isinstance(timing, Timing) or not isinstance(beside, (Timing, type(None))):
+            raise TypeError(f"timing and beside must be perfcourse.measure.timing.Timing objects; got "
+                            f"{type(timing).__name__} and {type(beside).__name__}")
         error = real("error", error, low=0)
         predicted = None if prediction is None else prediction.seconds
+        ref = beside if beside is not None and self.entries else (self.best.timing if self.entries else None)
+        again = ("" if beside is None or not self.entries else
+                 _(" The best so far, timed again beside it: {p50}.").format(p50=format_seconds(beside.p50)))
         if not self.entries:
             kept, verdict = True, _("baseline.")
         elif error > TOLERANCE:
             kept, verdict = False, _("rejected: error {error:.1e} > tolerance {tolerance:g}.").format(
                 error=error, tolerance=TOLERANCE)
-        elif timing.noisy or self.best.timing.noisy:
-            loud = timing if timing.noisy else self.best.timing
+        elif timing.noisy or ref.noisy:
+            loud = timing if timing.noisy else ref
             kept, verdict = False, _("not kept: too noisy to judge ({name} varied by IQR/median {spread}, above "
                                      "{limit}); it stays out until a quiet run shows a gain.").format(
                 name=loud.name, spread=loud.spread_text(), limit=NOISY_IQR)
         else:
-            ratio = timing.p50 / self.best.timing.p50
+            ratio = timing.p50 / ref.p50
             if ratio > self.band:
                 kept, verdict = False, _("not kept: slower ({ratio:.2f}x the time of the best so far).").format(
-                    ratio=ratio)
+                    ratio=ratio) + again
             elif ratio >= 1 / self.band:
                 kept, verdict = False, _("not kept: {ratio:.2f}x the time of the best so far, within the {band:g}x "
                                          "that two timings taken apart differ by (the course's close), so this run "
-                                         "shows it neither faster nor slower.").format(ratio=ratio, band=self.band)
+                                         "shows it neither faster nor slower.").format(ratio=ratio,
+                                                                                       band=self.band) + again
             else:
-                kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(speedup=1 / ratio)
+                kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(
+                    speedup=1 / ratio) + again
         joined = verdict if not why else verdict + ("" if verdict.endswith("。") else " ") + why   # no space after 。
         entry = Entry(settings, change, target, predicted, timing, error, kept, joined)
         self.entries.append(entry)

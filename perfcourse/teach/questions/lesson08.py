@@ -17,7 +17,8 @@ QUESTIONS = [
              "Amdahl again: the other 80% stays, so the speedup is at most 1/0.8 = 1.25x. Start with the copies.",
              reference=lambda: laws.amdahl_limit(0.8), unit="x"),
     Question("l08-sync-on-cpu", 8,
-             "On the CPU the change 'sync -> once' saved almost nothing. Ported to a GPU, a batch runs 12 kernels "
+             "On the CPU the change 'sync -> once' can save almost nothing: NumPy's calls finish before they "
+             "return. Ported to a GPU, a batch runs 12 kernels "
              "with a sync after each, and after each sync the device sits idle about 40 us while the host launches "
              "the next kernel. 'sync -> once' keeps one sync per batch, after its last kernel. How much device idle "
              "time per batch, in us, does the change remove there?",
