@@ -186,9 +186,9 @@ class Kernel:
         return self.call_counting(name, args, deadline, ())[0]
 
     def call_counting(self, name, args, deadline, watch):
-        """``(result, calls)``: as :meth:`call`, with ``{function: [calls, median seconds]}`` of each notebook
-        function that ``watch`` (``{function: [argument names]}``) names, counting its calls on those arguments
-        (a name the notebook does not define as a function is left out of ``calls``)."""
+        """``(result, calls)``: as :meth:`call`, with ``{function: (calls, [seconds of its last calls])}`` of each
+        notebook function that ``watch`` (``{function: [argument names]}``) names, counting its calls on those
+        arguments (a name the notebook does not define as a function is left out of ``calls``)."""
         number = next(self._ids)
         try:
             self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
@@ -217,7 +217,8 @@ class Kernel:
         calls = message.get("calls", {})
         if not isinstance(calls, dict) or not all(
                 n in watch and isinstance(c, list) and len(c) == 2 and type(c[0]) is int and c[0] >= 0
-                and (c[1] is None if c[0] == 0 else type(c[1]) is float and c[1] >= 0) for n, c in calls.items()):
+                and isinstance(c[1], list) and len(c[1]) <= c[0]
+                and all(type(t) is float and t >= 0 for t in c[1]) for n, c in calls.items()):
             raise CallFailed("sent a bad count of its calls")
         return value, {n: (c[0], c[1]) for n, c in calls.items()}
 

@@ -194,13 +194,13 @@ def watched(user, watch):
     return record, lambda: user.update(originals)
 
 
+KEPT_CALLS = 4_000    # the times of at most this many of a function's last calls travel back (a message is 1 MiB)
+
+
 def summary(record):
-    """``{name: [calls, median seconds per call or None]}`` of a :func:`watched` record."""
-    out = {}
-    for name, times in record.items():
-        ordered = sorted(times)
-        out[name] = [len(ordered), ordered[len(ordered) // 2] if ordered else None]
-    return out
+    """``{name: [calls, [seconds of each of the last calls, in order]]}`` of a :func:`watched` record (the last
+    :data:`KEPT_CALLS` at most): a measurement's samples are its last calls, after any warm-up."""
+    return {name: [len(times), [float(t) for t in times[-KEPT_CALLS:]]] for name, times in record.items()}
 
 
 def answer(channel, shell, sink, message):

@@ -79,7 +79,7 @@ def cpu_clock(function):
 
 def counting(function, watch):
     """``function()`` and the calls it made to each function ``watch`` names (``{name: [argument names]}``) on
-    exactly those arguments: ``(result, {name: (calls, median seconds per call or None)})``. The grader's
+    exactly those arguments: ``(result, {name: (calls, [seconds of each of its last calls])})``. The grader's
     stand-in of a learner's function counts in the learner's kernel; a function defined here counts through
     its module's globals (:func:`perfcourse.grading.runner.watched`). ``None`` in place of the calls where it
     cannot count (a function whose globals do not define those names)."""

@@ -220,7 +220,7 @@ def repeated(first, second):
 SIDES = ("baseline_s", "candidate_s")
 VERSIONS = {"baseline_s": "per_row", "candidate_s": "batched"}   # the function each side's samples time
 ARGUMENTS = ("X", "W")      # ... called on the notebook's own arrays: a call on anything else times other work
-TRACKS_CALLS = 1.5          # a side's median within this factor of the median of the calls my_card() made
+TRACKS_CALLS = 1.5          # a side's median within this factor of the median of the last calls my_card() made
 TRACKS = 0.25               # a second card whose log-samples differ from the first's, place by place, by less than this
                             # share of their own spread is the first card rescaled (measured ones differ by ~1.4x it)
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
@@ -282,16 +282,16 @@ def _measured_card(my_card, clock, which):
     for side, version in VERSIONS.items():
         if calls is None:           # nothing to count with (a stand-in function of the tests)
             break
-        made, typical = calls.get(version, (0, None))
+        made, times = calls.get(version, (0, []))
         if made < len(card[side]):
             return None, (f"your card ({which}) is refused: its {side} holds {len(card[side])} samples, but my_card() "
                           f"called {version}(X, W) {made} times: every sample must time calls of {version} on the "
                           f"notebook's X and W, made while my_card() runs (call it by that name)")
-        claimed = float(np.median(card[side]))
-        if not typical / TRACKS_CALLS <= claimed <= typical * TRACKS_CALLS:
+        claimed, typical = float(np.median(card[side])), float(np.median(times[-len(card[side]):]))
+        if not typical / TRACKS_CALLS <= claimed <= typical * TRACKS_CALLS:   # the last calls: the samples' own
             return None, (f"your card ({which}) is refused: its {side} says {claimed:.3g} s per call at the median, "
-                          f"but the {made} calls of {version}(X, W) that my_card() made took {typical:.3g} s each at "
-                          f"the median: a card's samples are the times of the calls it made")
+                          f"but the last {len(card[side])} calls of {version}(X, W) that my_card() made took "
+                          f"{typical:.3g} s each at the median: a card's samples are the times of the calls it made")
     for side in SIDES:
         why = made_up(card[side])
         if why:
