@@ -181,7 +181,8 @@ def test_a_card_needs_a_call_of_each_version_for_each_of_its_samples_and_their_t
     row, batch = float(np.median(base)), float(np.median(base)) / 4
     for rows, batches, passes in (((40, row), (40, batch), True), ((1, row), (1, batch), False),
                                   ((45, row), (39, batch), False), ((0, None), (500, batch), False),
-                                  ((40, row * 1.4), (60, batch / 1.4), True), ((40, row / 1.8), (40, batch), False)):
+                                  ((40, row * 1.2), (60, batch * 1.15), True), ((40, row / 1.8), (40, batch), False),
+                                  ((40, row * 1.2), (40, batch / 1.2), False)):
         points, _, feedback = ex12.check_my_card(_counted(card, rows, batches), _busy(2e-3), _busy(5e-4), rng=rng,
                                                  ref=None)
         assert (points == 3) == passes, (rows, batches, feedback)
@@ -191,8 +192,10 @@ def test_a_card_needs_a_call_of_each_version_for_each_of_its_samples_and_their_t
             side, version, made = (("baseline_s", "per_row", rows[0]) if rows[0] < 40 else
                                    ("candidate_s", "batched", batches[0]))
             assert f"its {side} holds 40 samples, but my_card() called {version}(X, W) {made} times" in feedback
-        else:                       # an inflated side: its samples are not the times of the calls made
+        elif rows[1] < row / 1.25:  # an inflated side: its samples are not the times of the calls made
             assert f"but the last 40 calls of per_row(X, W) that my_card() made took {rows[1]:.3g} s" in feedback
+        else:                       # each side within the allowance, the two pulled apart: the speedup does not follow
+            assert f"but the calls my_card() made give {rows[1] / batches[1]:.3g}x" in feedback
 
 
 def test_samples_that_sleep_as_long_as_a_measurement_are_refused():
@@ -337,7 +340,7 @@ def test_a_card_scattered_from_one_call_a_side_is_refused(tmp_path):
 NOISE = r'''
 import threading, time
 
-_on = [False]
+_on, _between = [False], [False]     # the load comes and goes, and runs only between the calls of my_card()
 
 def _switch():                       # load that comes and goes: the grader's own timing turns "too noisy"
     r = np.random.default_rng(1)
@@ -348,22 +351,24 @@ def _switch():                       # load that comes and goes: the grader's ow
 def _burn():
     a = np.ones((300, 300))
     while True:
-        if _on[0]:
+        if _on[0] and _between[0]:
             a @ a
         else:
             time.sleep(0.002)
 
-_started = []
+_threads = []
 
-def my_card():                       # an honest card, with load left running that comes and goes
-    if not _started:
-        _started.append(threading.Thread(target=_switch, daemon=True))
-        _started[0].start()
-        for _ in range(10):
-            threading.Thread(target=_burn, daemon=True).start()
+def my_card():                       # an honest card, measured quietly; it leaves load running when it returns
+    _between[0] = False
     kw = dict(repeat=40, warmup_s=0.05, max_duration_s=6.0, min_samples=20)
     t_row = pc.timing.measure(per_row, X, W, name="per row", **kw)
     t_all = pc.timing.measure(batched, X, W, name="batched", **kw)
+    if not _threads:
+        _threads.append(threading.Thread(target=_switch, daemon=True))
+        _threads.extend(threading.Thread(target=_burn, daemon=True) for _ in range(10))
+        for t in _threads:
+            t.start()
+    _between[0] = True
     return make_card(t_row.samples.tolist(), t_all.samples.tolist(), WORKLOAD, B, (B, D), "float32", "p50")
 '''
 
@@ -406,3 +411,25 @@ def my_card():                       # a real measurement, its baseline reported
 def test_calls_on_other_arrays_or_samples_other_than_the_calls_times_are_refused(tmp_path, cell, refusal):
     part_c = _graded_12(tmp_path, cell)["parts"][2]
     assert part_c["points"] == 0 and refusal in part_c["feedback"], part_c
+
+
+def test_a_name_rebound_while_watched_does_not_count_and_no_planted_module_is_timed():
+    import sys
+    import types
+
+    from perfcourse.grading.runner import watched
+
+    user = {"X": [1], "W": [2]}
+    exec("def per_row(x, w):\n    return 1\n", user)
+    planted = types.ModuleType("cupy")
+    planted.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(deviceSynchronize=lambda: 1 / 0))
+    sys.modules["cupy"] = planted
+    try:
+        record, restore = watched(user, {"per_row": ["X", "W"]})     # the grader did not ask for a device sync
+        user["per_row"](user["X"], user["W"])
+        user["X"] = [1, 1]                                            # a bigger X, bound after the wrapping
+        user["per_row"](user["X"], user["W"])
+        restore()
+    finally:
+        del sys.modules["cupy"]
+    assert len(record["per_row"]) == 1

@@ -60,6 +60,13 @@ def _text(value, field, limit=400):
     return value[:limit]
 
 
+def _device_sync():
+    """True where the grader's own backend is CuPy on a GPU: then a timed call must wait for the device."""
+    from ..measure import backend
+
+    return backend.get().on_gpu
+
+
 class Kernel:
     """One sandboxed kernel process (see the module's docstring)."""
 
@@ -193,7 +200,8 @@ class Kernel:
         try:
             self.send({"op": "call", "id": number, "name": name, "args": wire.encode(list(args)),
                        "max_bytes": MAX_MESSAGE_BYTES,
-                       "watch": {str(n): [str(a) for a in names] for n, names in dict(watch).items()}}, deadline)
+                       "watch": {str(n): [str(a) for a in names] for n, names in dict(watch).items()},
+                       "sync": bool(watch) and _device_sync()}, deadline)
             message = self.receive(deadline)
             if message["op"] not in ("result", "raised") or message.get("id") != number:
                 raise KernelLost("answered a call it was not asked")

@@ -162,35 +162,36 @@ def run_cells(channel, shell, sink, start):
     channel.send({"op": "ready", "names": kinds})
 
 
-def watched(user, watch):
+def watched(user, watch, sync=False):
     """Wrap each function ``watch`` names in the namespace ``user`` so that its calls on the notebook's own
     arguments are timed: ``watch`` maps a function's name to the names of the arguments it must be called with
     (compared by identity). Only calls on exactly those arguments that return count. Returns the record,
     ``{name: [seconds of each call]}``, and a function that puts the originals back.
 
-    Each call is timed around the function and, where CuPy is loaded, a device synchronisation, so the time
-    is the work's and not only its launch's.
+    The arguments are the objects those names hold when the wrapping is done: a name rebound later does
+    not count. With ``sync`` (the grader says so where its own backend is CuPy on a GPU) each call is timed
+    around the function and a device synchronisation, so the time is the work's and not only its launch's.
     """
     import time
 
     record, originals = {}, {n: user[n] for n in watch if callable(user.get(n))}
+    cupy = sys.modules.get("cupy") if sync else None
+    wait = cupy.cuda.runtime.deviceSynchronize if cupy is not None else None
 
     def wrap(name, func, wanted):
         def call(*args, **kwargs):
             started = time.perf_counter()
             result = func(*args, **kwargs)
-            cupy = sys.modules.get("cupy")
-            if cupy is not None:
-                cupy.cuda.Device().synchronize()
-            head = args[:len(wanted)]
-            if len(head) == len(wanted) and all(a is user.get(w) for a, w in zip(head, wanted, strict=True)):
+            if wait is not None:
+                wait()
+            if len(args) >= len(wanted) and all(a is w for a, w in zip(args, wanted)):   # noqa: B905 - a prefix
                 record[name].append(time.perf_counter() - started)
             return result
         return call
 
     for name, func in originals.items():
         record[name] = []
-        user[name] = wrap(name, func, [str(w) for w in watch[name]])
+        user[name] = wrap(name, func, [user.get(str(w)) for w in watch[name]])
     return record, lambda: user.update(originals)
 
 
@@ -210,7 +211,7 @@ def answer(channel, shell, sink, message):
     sink.reset(armed=False)
     watch = message.get("watch") or {}
     record, restore = watched(shell.user_ns, {str(n): list(a) for n, a in watch.items()} if isinstance(watch, dict)
-                              else {})
+                              else {}, sync=message.get("sync") is True)
     try:
         func = shell.user_ns[str(message["name"])]
         args = wire.decode(message["args"], functions=True)

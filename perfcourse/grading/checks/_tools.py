@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,7 +91,7 @@ def counting(function, watch):
     user = getattr(function, "__globals__", None)
     if user is None or not all(callable(user.get(n)) for n in watch):
         return function(), None
-    record, restore = watched(user, dict(watch))
+    record, restore = watched(user, dict(watch), sync=sys.modules.get("cupy") is not None)   # the learner's own run
     try:
         result = function()
     finally:

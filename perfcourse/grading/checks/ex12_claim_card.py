@@ -220,7 +220,7 @@ def repeated(first, second):
 SIDES = ("baseline_s", "candidate_s")
 VERSIONS = {"baseline_s": "per_row", "candidate_s": "batched"}   # the function each side's samples time
 ARGUMENTS = ("X", "W")      # ... called on the notebook's own arrays: a call on anything else times other work
-TRACKS_CALLS = 1.5          # a side's median within this factor of the median of the last calls my_card() made
+TRACKS_CALLS = 1.25         # a side's median (and the speedup) within this factor of the last calls my_card() made
 TRACKS = 0.25               # a second card whose log-samples differ from the first's, place by place, by less than this
                             # share of their own spread is the first card rescaled (measured ones differ by ~1.4x it)
 ROUNDS = 12                 # the grader's own samples of each version, taken in turns
@@ -279,6 +279,7 @@ def _measured_card(my_card, clock, which):
     found = cc.problems(card)
     if found:
         return None, f"your card ({which}) is refused: {found[0]}"
+    tails = {}
     for side, version in VERSIONS.items():
         if calls is None:           # nothing to count with (a stand-in function of the tests)
             break
@@ -292,6 +293,14 @@ def _measured_card(my_card, clock, which):
             return None, (f"your card ({which}) is refused: its {side} says {claimed:.3g} s per call at the median, "
                           f"but the last {len(card[side])} calls of {version}(X, W) that my_card() made took "
                           f"{typical:.3g} s each at the median: a card's samples are the times of the calls it made")
+        tails[side] = typical
+    if tails:                       # both sides within the allowance, but pulled apart: the speedup must follow too
+        calls_speedup = tails["baseline_s"] / tails["candidate_s"]
+        claimed = float(np.median(card["baseline_s"]) / np.median(card["candidate_s"]))
+        if not calls_speedup / TRACKS_CALLS <= claimed <= calls_speedup * TRACKS_CALLS:
+            return None, (f"your card ({which}) is refused: its samples give {claimed:.3g}x at the median, but the "
+                          f"calls my_card() made give {calls_speedup:.3g}x: a card's samples are the times of the "
+                          "calls it made")
     for side in SIDES:
         why = made_up(card[side])
         if why:
