@@ -11,6 +11,7 @@ anything else, runs out of time or dies is killed, with everything it started.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import select
@@ -60,11 +61,18 @@ def _text(value, field, limit=400):
     return value[:limit]
 
 
+@functools.cache
 def _device_sync():
-    """True where the grader's own backend is CuPy on a GPU: then a timed call must wait for the device."""
-    from ..measure import backend
+    """True where this machine has a CUDA device that CuPy can use (and ``PERFCOURSE_BACKEND`` does not ask for
+    NumPy): there a learner's timed call must wait for the device. Elsewhere no module a notebook plants is timed."""
+    if os.environ.get("PERFCOURSE_BACKEND", "").strip().lower() == "numpy":
+        return False
+    try:
+        import cupy
 
-    return backend.get().on_gpu
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no CuPy, no driver, no device: nothing to wait for
+        return False
 
 
 class Kernel:
