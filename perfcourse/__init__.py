@@ -53,8 +53,9 @@ ALIASES = {
     "units": "units",
 }
 
-# a table's cells in terminal columns (a Chinese character takes two): pad left-aligns, rpad right-aligns
-COLUMNS = ("pad", "rpad")
+# a table's cells in terminal columns (a Chinese character takes two): pad left-aligns, rpad right-aligns;
+# phrase: a phrase of the package's data tables in the learner's language
+COLUMNS = ("pad", "rpad", "phrase")
 __all__ = sorted(ALIASES) + ["say", *COLUMNS, "__version__"]
 
 

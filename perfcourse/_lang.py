@@ -39,7 +39,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "say", "text", "fields", "catalog_path", "width", "pad", "rpad", "tidy"]
+           "lookup", "phrase", "say", "text", "fields", "catalog_path", "width", "pad", "rpad", "tidy"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -148,6 +148,28 @@ def _(message, lang=None):
 # The same function for text held in a variable (a widget label a lesson passes in): ``perfcourse translate``
 # collects only ``_("literal")`` calls, so a call through this name is translated but not collected.
 lookup = _
+
+
+def phrase(text):
+    """A phrase of the package's own data tables (a published measurement's quantity or description) in the
+    learner's language; the English where the catalog has no translation.
+
+    ``perfcourse translate`` collects these phrases from the data files themselves (see
+    :func:`perfcourse.teach.extract.data_phrases`), so a lesson can print a table's row in either edition while
+    the row is written once, in English.
+
+    Examples
+    --------
+    >>> phrase("STREAM triad bandwidth")
+    'STREAM triad bandwidth'
+    >>> phrase(4.15)
+    Traceback (most recent call last):
+    ...
+    TypeError: phrase() takes a phrase of the package's data as a string; got 4.15
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"phrase() takes a phrase of the package's data as a string; got {text!r}")
+    return tidy(lookup(text))
 
 
 def say(template, /, **values):

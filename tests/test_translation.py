@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -125,6 +126,21 @@ def test_messages_are_found_in_the_source_and_the_lessons():
     # gettext.ngettext picks English by count, for text that is never translated: not a catalog message
     assert extract.source_messages('gettext.ngettext("{n} step", "{n} steps", n)\n_("Check")', "x.py") == {
         "Check": [("x.py", None)]}
+
+
+def test_a_data_table_s_phrases_are_collected_and_printed_in_chinese(english, monkeypatch):
+    from perfcourse.models import published
+
+    rows = published.table()
+    found = extract.data_phrases()
+    assert {p for r in rows for p in (r.quantity, r.what)} == set(found), "every quantity and description, no more"
+    assert all(places == [("perfcourse/models/data/published.json", None)] * len(places) for places in found.values())
+    monkeypatch.setenv(_lang.ENV, "zh")            # the course's own catalog: each description reads Chinese
+    han = re.compile(r"[\u4e00-\u9fff]")
+    assert all(han.search(_lang.phrase(r.what)) for r in rows), [_lang.phrase(r.what) for r in rows]
+    assert _lang.phrase("no such phrase") == "no such phrase"
+    with pytest.raises(TypeError, match="phrase"):
+        _lang.phrase(None)
 
 
 def test_message_catalog_update_keeps_a_near_translation_as_fuzzy():

@@ -122,8 +122,8 @@ def english_runs(line, *, names=frozenset(), cited=(), longest=3):
     capitalised words (names), identifiers (with digits, dots or underscores), quoted keys, hyphen chains of three
     parts or more (a question's id) and the words :data:`KEPT_ENGLISH` keeps are passed over; anything else (a
     Chinese character, a number, a colon) ends a run. A run that is one of ``names`` (the glossary's English terms,
-    which lesson 10's table shows beside their Chinese) is allowed, and so are the words of a published source
-    quoted in ``cited`` (its title and what it measured stay as the source wrote them).
+    which lesson 10's table shows beside their Chinese) is allowed, and so are the words of a published source's
+    title quoted in ``cited``.
 
     >>> english_runs("fastest at N = 10: useful output per thread there 100 µs against")
     ['useful output per thread there']
@@ -153,7 +153,7 @@ def _cited():
     from perfcourse.models import datasheets, published
 
     sheets = [datasheets.datasheet(name).source for name in datasheets.names()]
-    found = [text for p in published.table() for text in (p.what, p.source, p.quantity)]
+    found = [p.source for p in published.table()]     # a title; what was measured prints in Chinese (pc.phrase)
     return tuple(sorted({t for t in sheets + found if t}, key=len, reverse=True))
 
 

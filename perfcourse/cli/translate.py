@@ -173,13 +173,16 @@ def _runtime_catalogs(root):
 
 
 def _messages(root):
-    """``{English: places}``: the package's ``_()`` messages and the lessons' widget labels."""
-    from ..teach.extract import package_messages, widget_labels
+    """``{English: places}``: the package's ``_()`` messages, its data tables' phrases and the lessons' widget
+    labels."""
+    from ..teach.extract import data_phrases, package_messages, widget_labels
 
     try:
         found = package_messages(_PACKAGE)
     except (ValueError, SyntaxError) as err:
         raise CommandError(str(err)) from None
+    for msgid, places in data_phrases().items():
+        found.setdefault(msgid, []).extend(places)
     for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         try:
             labels = widget_labels(_read(p), p.relative_to(root).as_posix())

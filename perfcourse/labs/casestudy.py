@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check import real
-from .._lang import _, pad, rpad, width
+from .._lang import _, pad, rpad, tidy, width
 from ..measure.profiler import Profile
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
@@ -271,7 +271,7 @@ class ChangeLog:
             else:
                 kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(
                     speedup=1 / ratio) + again
-        joined = verdict if not why else verdict + ("" if verdict.endswith("。") else " ") + why   # no space after 。
+        joined = tidy(verdict if not why else f"{verdict} {why}")     # tidy: no space after a Chinese full stop
         entry = Entry(settings, change, target, predicted, timing, error, kept, joined)
         self.entries.append(entry)
         return kept

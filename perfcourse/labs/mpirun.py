@@ -92,7 +92,7 @@ def transport(requested="auto"):
         return "local", _("local processes were asked for")
     missing = _mpi_missing()
     if missing is None:
-        return "mpi", f"MPI: {mpi_flavour(find_mpiexec())} mpiexec with mpi4py"
+        return "mpi", _("MPI: {flavour} mpiexec with mpi4py").format(flavour=mpi_flavour(find_mpiexec()))
     if requested == "mpi":
         raise MpiNotFound(f"{missing}. Install an MPI into this environment with:  python -m pip install mpi4py mpich")
     return "local", _("no MPI here ({missing})").format(missing=missing)

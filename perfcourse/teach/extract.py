@@ -33,8 +33,9 @@ from pathlib import Path
 
 from .._lang import fields
 
-__all__ = ["source_messages", "package_messages", "widget_labels", "question_entries", "glossary_entries",
-           "keyed_catalogs", "merge_messages", "message_problems", "new_message_catalog", "WIDGET_MAKERS", "KEYWORDS"]
+__all__ = ["source_messages", "package_messages", "data_phrases", "widget_labels", "question_entries",
+           "glossary_entries", "keyed_catalogs", "merge_messages", "message_problems", "new_message_catalog",
+           "WIDGET_MAKERS", "KEYWORDS"]
 
 WIDGET_MAKERS = ("slider", "log_slider", "dropdown")
 SAY = "say"             # pc.say("template", **values): a lesson's printed sentence
@@ -73,6 +74,28 @@ def source_messages(source, where):
                              "with .format afterwards), not an expression or an f-string")
         key = tuple(wanted) if func == "ngettext" else wanted[0]
         found.setdefault(key, []).append((where, None))   # the file only: lines move with every edit
+    return found
+
+
+DATA_FIELDS = {"perfcourse/models/data/published.json": ("quantity", "what")}   # data phrases a lesson prints
+
+
+def data_phrases():
+    """``{phrase: [(data file, None)]}``: the phrases of the package's data tables a lesson prints through
+    ``pc.phrase`` (a published measurement's quantity and description), collected into the message catalog.
+
+    Examples
+    --------
+    >>> "STREAM triad bandwidth" in data_phrases()
+    True
+    """
+    from ..models.published import table
+
+    found = {}
+    for where, names in DATA_FIELDS.items():
+        for row in table():
+            for name in names:
+                found.setdefault(getattr(row, name), []).append((where, None))
     return found
 
 
