@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._check import real
-from .._lang import _
+from .._lang import N_, _, lookup
 from ..models.percentiles import percentile
 from ..units import format_seconds
 
@@ -42,6 +42,10 @@ def percentiles(values, qs=(50, 95, 99)):
     for q in qs:
         real("q", q, low=0, high=100)
     return {f"p{q:g}": percentile(v, q) for q in qs}
+
+
+# the policies' names as a summary line prints them, in the learner's language
+POLICY_NAMES = (N_("fcfs"), N_("static"), N_("dynamic"), N_("continuous"), N_("continuous (served)"), N_("server"))
 
 
 @dataclass(frozen=True)
@@ -207,7 +211,7 @@ class Trace:
         ms = {"unit": "ms"}      # one unit for the whole line, to compare its figures at a glance
         return _("{policy}: {n} requests, mean wait {wait}, latency mean {mean}, p50 {p50}, p95 {p95}, p99 {p99}, "
                  "throughput {throughput:.4g} req/s").format(
-            policy=self.policy, n=len(self), wait=format_seconds(self.wait.mean(), **ms),
+            policy=lookup(self.policy), n=len(self), wait=format_seconds(self.wait.mean(), **ms),
             mean=format_seconds(self.latency.mean(), **ms), p50=format_seconds(p['p50'], **ms),
             p95=format_seconds(p['p95'], **ms), p99=format_seconds(p['p99'], **ms), throughput=self.throughput())
 

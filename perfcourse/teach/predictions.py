@@ -78,8 +78,11 @@ class Entry:
         return None if self.measured is None else self.model / self.measured
 
     def __str__(self):
-        about = f" ({self.about})" if self.about else ""
-        lines = [_("prediction {key}{about}, in {unit}:").format(key=self.key, about=about, unit=self.unit)]
+        if self.about:
+            head = _("prediction {key} ({about}), in {unit}:").format(key=self.key, about=self.about, unit=self.unit)
+        else:
+            head = _("prediction {key}, in {unit}:").format(key=self.key, unit=self.unit)
+        lines = [head]
         guess, model, measured = ("  " + pad(word, _WIDTH) for word in (_("your guess"), _("model"), _("measured")))
         def words(ratio):   # no verdict from a noisy measurement
             return _("(no verdict: see below)") if self.noisy else closeness(ratio)
