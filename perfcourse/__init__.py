@@ -54,8 +54,8 @@ ALIASES = {
 }
 
 # a table's cells in terminal columns (a Chinese character takes two): pad left-aligns, rpad right-aligns;
-# phrase: a phrase of the package's data tables in the learner's language
-COLUMNS = ("pad", "rpad", "phrase")
+# phrase: a phrase of the package's data tables in the learner's language; listing: a list as that language joins it
+COLUMNS = ("pad", "rpad", "phrase", "listing")
 __all__ = sorted(ALIASES) + ["say", *COLUMNS, "__version__"]
 
 

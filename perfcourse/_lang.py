@@ -39,7 +39,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["ENV", "EDITION", "ENV_LOCALE", "LANGUAGES", "LOCALE", "current", "resolve", "_", "N_", "ngettext",
-           "lookup", "phrase", "say", "text", "fields", "catalog_path", "width", "pad", "rpad", "tidy"]
+           "listing", "lookup", "phrase", "say", "text", "fields", "catalog_path", "width", "pad", "rpad", "tidy"]
 
 ENV = "PERFCOURSE_LANG"
 EDITION = "zh"      # the Chinese edition's folder beside each folder of notebooks: notebooks/zh/, exercises/zh/
@@ -148,6 +148,24 @@ def _(message, lang=None):
 # The same function for text held in a variable (a widget label a lesson passes in): ``perfcourse translate``
 # collects only ``_("literal")`` calls, so a call through this name is translated but not collected.
 lookup = _
+
+
+def listing(names):
+    """``names`` (strings) joined as the learner's language lists them: "a, b, c" in English, "a、b、c" in Chinese.
+
+    Examples
+    --------
+    >>> listing(["workload", "batch", "shape"]), listing([])
+    ('workload, batch, shape', '')
+    """
+    names = list(names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"listing() takes strings; got {names!r}")
+    template = _("{earlier}, {name}")     # a list's separator: Chinese lists nouns with 、
+    out = names[0] if names else ""
+    for name in names[1:]:
+        out = template.format(earlier=out, name=name)
+    return out
 
 
 def phrase(text):

@@ -143,6 +143,19 @@ def test_a_data_table_s_phrases_are_collected_and_printed_in_chinese(english, mo
         _lang.phrase(None)
 
 
+def test_a_list_is_joined_as_the_language_lists_names(english, monkeypatch):
+    from perfcourse import claims
+
+    assert _lang.listing(["workload", "batch"]) == "workload, batch"
+    monkeypatch.setenv(_lang.ENV, "zh")            # the course's own catalog
+    assert _lang.listing(["workload", "batch", "shape"]) == "workload、batch、shape"
+    assert _lang.listing(["p50"]) == "p50" and _lang.listing(iter([])) == ""
+    with pytest.raises(ValueError, match="workload、batch、shape、dtype、percentile"):
+        claims.state_speedup(3)
+    with pytest.raises(TypeError, match="listing"):
+        _lang.listing([1, 2])
+
+
 def test_message_catalog_update_keeps_a_near_translation_as_fuzzy():
     cat = extract.new_message_catalog("zh")
     extract.merge_messages(cat, {"Check": [("a.py", None)], "{n} workers were slower": [("a.py", None)]})

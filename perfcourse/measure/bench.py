@@ -48,7 +48,7 @@ def report(ceilings, sheet=None):
                        enumerate(zip(r, widths, strict=True))) for r in table]
     lines.insert(1, "-" * width(lines[0]))
     lines.insert(0, _("device: {device} ({backend}), measured {date}").format(
-        device=ceilings.device, backend=ceilings.backend, date=ceilings.date))
+        device=ceilings.device, backend=ceilings.backend, date=ceilings.when))
     stream = _("STREAM arrays: {n:,} {dtype} elements each").format(n=ceilings.stream_elements,
                                                                    dtype=ceilings.stream_dtype)
     if ceilings.cache_bytes:

@@ -49,6 +49,17 @@ class Ceilings:
     notes: tuple = ()
 
     @property
+    def when(self):
+        """When these ceilings were measured, to the minute in UTC ("2026-01-02 03:04 UTC"); the stored date as it
+        is when it names no time of day (a recorded run's "2026-01-01") or is no ISO date."""
+        if len(self.date) <= 10:
+            return self.date
+        try:
+            return _dt.datetime.fromisoformat(self.date).astimezone(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        except ValueError:
+            return self.date
+
+    @property
     def bandwidth(self):
         """The best measured memory bandwidth (bytes/s): the larger of copy and triad."""
         return max(self.copy_bandwidth, self.triad_bandwidth)

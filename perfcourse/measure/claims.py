@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .._check import positive_int, real
-from .._lang import _
+from .._lang import _, listing
 from ..models.claimcheck import MATCH_FIELDS
 from ..models.claimcheck import percentile_name as _percentile
 from ..units import format_seconds
@@ -169,7 +169,7 @@ def compare(baseline, new):
         if not isinstance(c, Claim):
             raise TypeError(f"{name} must be a perfcourse.measure.claims.Claim; got {type(c).__name__}")
     sides = ((_("baseline"), baseline), (_("new"), new))
-    problems = [_("{side} is missing {fields}").format(side=side, fields=_(", ").join(c.missing()))
+    problems = [_("{side} is missing {fields}").format(side=side, fields=listing(c.missing()))
                 for side, c in sides if c.missing()]
     for f in MATCH_FIELDS:
         b, n = getattr(baseline, f), getattr(new, f)
@@ -200,7 +200,7 @@ def state_speedup(factor, *, workload=None, batch=None, shape=None, dtype=None, 
     lacking = [k for k, v in given.items() if v is None]
     if lacking:
         raise ValueError(_("'{factor:g}x faster' is refused: it names no {fields}").format(
-            factor=factor, fields=_(", ").join(lacking)))
+            factor=factor, fields=listing(lacking)))
     c = Claim(workload, batch, shape, dtype, percentile=percentile)
     return _("{factor:g}x faster at {percentile} for {workload}, batch {batch}, shape {shape}, {dtype}").format(
         factor=factor, percentile=c.percentile, workload=c.workload, batch=c.batch, shape=format_shape(c.shape),

@@ -12,7 +12,6 @@ busy moment spoiled the first run).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import tempfile
@@ -127,10 +126,7 @@ def origin(ceilings):
     """
     if not isinstance(ceilings, Ceilings):
         raise TypeError(f"ceilings must be what machine_ceilings() returns; got {type(ceilings).__name__}")
-    try:
-        when = _dt.datetime.fromisoformat(ceilings.date).astimezone(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    except ValueError:
-        when = ceilings.date
+    when = ceilings.when
     if ceilings.date in _MEASURED_HERE:
         line = _("ceilings measured just now ({when}) and kept: every later lesson uses this one set").format(
             when=when)
