@@ -169,8 +169,8 @@ def listing(names):
 
 
 def phrase(text):
-    """A phrase of the package's own data tables (a published measurement's quantity or description) in the
-    learner's language; the English where the catalog has no translation.
+    """A phrase the package itself holds (a published measurement's quantity or description, a datasheet's
+    sources, a limit's name) in the learner's language; the English where the catalog has no translation.
 
     ``perfcourse translate`` collects these phrases from the data files themselves (see
     :func:`perfcourse.teach.extract.data_phrases`), so a lesson can print a table's row in either edition while

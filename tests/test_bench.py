@@ -90,6 +90,6 @@ def test_report_speaks_chinese_and_lines_up(monkeypatch):
                  launch_sync_s=6e-6)
     lines = bench.report(c, hardware.datasheet("H200")).splitlines()
     assert lines[0] == "设备：NVIDIA H200（cupy），测于 2026-01-01"
-    assert lines[1].split()[:3] == ["指标", "实测", "datasheet"] and "内存 bandwidth，copy（按 2N 计）" in lines[3]
+    assert lines[1].split()[:3] == ["指标", "实测", "datasheet"] and "memory bandwidth，copy（按 2N 计）" in lines[3]
     ends = {_lang.width(line) for line in lines[1:2] + lines[3:6]}       # right-aligned numbers end together
     assert len(ends) == 1, lines

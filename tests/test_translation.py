@@ -129,15 +129,18 @@ def test_messages_are_found_in_the_source_and_the_lessons():
 
 
 def test_a_data_table_s_phrases_are_collected_and_printed_in_chinese(english, monkeypatch):
-    from perfcourse.models import published
+    from perfcourse.models import datasheets, published
 
     rows = published.table()
+    sheets = [datasheets.datasheet(n).source for n in datasheets.names()]
     found = extract.data_phrases()
-    assert {p for r in rows for p in (r.quantity, r.what)} == set(found), "every quantity and description, no more"
-    assert all(places == [("perfcourse/models/data/published.json", None)] * len(places) for places in found.values())
+    assert {p for r in rows for p in (r.quantity, r.what)} | set(sheets) == set(found), "these phrases, no more"
+    assert found["STREAM triad bandwidth"][0] == ("perfcourse/models/data/published.json", None)
+    assert found[sheets[0]][0] == ("perfcourse/models/data/datasheets.json", None)
     monkeypatch.setenv(_lang.ENV, "zh")            # the course's own catalog: each description reads Chinese
     han = re.compile(r"[\u4e00-\u9fff]")
     assert all(han.search(_lang.phrase(r.what)) for r in rows), [_lang.phrase(r.what) for r in rows]
+    assert all(han.search(_lang.phrase(s)) for s in sheets if "(" in s), "a datasheet's notes read Chinese"
     assert _lang.phrase("no such phrase") == "no such phrase"
     with pytest.raises(TypeError, match="phrase"):
         _lang.phrase(None)

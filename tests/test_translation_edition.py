@@ -150,11 +150,10 @@ def english_runs(line, *, names=frozenset(), cited=(), longest=3):
 
 
 def _cited():
-    from perfcourse.models import datasheets, published
+    from perfcourse.models import published
 
-    sheets = [datasheets.datasheet(name).source for name in datasheets.names()]
     found = [p.source for p in published.table()]     # a title; what was measured prints in Chinese (pc.phrase)
-    return tuple(sorted({t for t in sheets + found if t}, key=len, reverse=True))
+    return tuple(sorted({t for t in found if t}, key=len, reverse=True))
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)

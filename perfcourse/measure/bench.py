@@ -8,7 +8,7 @@ Examples
 
 from __future__ import annotations
 
-from .._lang import _, pad, rpad, width
+from .._lang import _, pad, phrase, rpad, width
 from ..units import format_bytes, si
 
 __all__ = ["rows", "report"]
@@ -55,6 +55,6 @@ def report(ceilings, sheet=None):
         stream += _(" (last-level cache {size})").format(size=format_bytes(ceilings.cache_bytes))
     lines.append(stream)
     if sheet:
-        lines.append(_("datasheet: {name}; source: {source}").format(name=sheet.name, source=sheet.source))
+        lines.append(_("datasheet: {name}; source: {source}").format(name=sheet.name, source=phrase(sheet.source)))
     lines += [_("note: {note}").format(note=n) for n in ceilings.notes]
     return "\n".join(lines)

@@ -77,23 +77,28 @@ def source_messages(source, where):
     return found
 
 
-DATA_FIELDS = {"perfcourse/models/data/published.json": ("quantity", "what")}   # data phrases a lesson prints
+DATA_FIELDS = {"perfcourse/models/data/published.json": ("quantity", "what"),     # data phrases a lesson prints
+               "perfcourse/models/data/datasheets.json": ("source",)}
 
 
 def data_phrases():
     """``{phrase: [(data file, None)]}``: the phrases of the package's data tables a lesson prints through
-    ``pc.phrase`` (a published measurement's quantity and description), collected into the message catalog.
+    ``pc.phrase`` (a published measurement's quantity and description, a datasheet's sources with their notes),
+    collected into the message catalog.
 
     Examples
     --------
     >>> "STREAM triad bandwidth" in data_phrases()
     True
     """
+    from ..models import datasheets
     from ..models.published import table
 
+    rows = {"perfcourse/models/data/published.json": table(),
+            "perfcourse/models/data/datasheets.json": [datasheets.datasheet(n) for n in datasheets.names()]}
     found = {}
     for where, names in DATA_FIELDS.items():
-        for row in table():
+        for row in rows[where]:
             for name in names:
                 found.setdefault(getattr(row, name), []).append((where, None))
     return found

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .._check import real
 from .._home import ENV_HOME, home
-from .._lang import _, pad
+from .._lang import _, lookup, pad
 from .verdicts import closeness, noise_note
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
@@ -79,9 +79,10 @@ class Entry:
 
     def __str__(self):
         if self.about:
-            head = _("prediction {key} ({about}), in {unit}:").format(key=self.key, about=self.about, unit=self.unit)
+            head = _("prediction {key} ({about}), in {unit}:").format(key=self.key, about=self.about,
+                                                                       unit=lookup(self.unit))
         else:
-            head = _("prediction {key}, in {unit}:").format(key=self.key, unit=self.unit)
+            head = _("prediction {key}, in {unit}:").format(key=self.key, unit=lookup(self.unit))
         lines = [head]
         guess, model, measured = ("  " + pad(word, _WIDTH) for word in (_("your guess"), _("model"), _("measured")))
         def words(ratio):   # no verdict from a noisy measurement
