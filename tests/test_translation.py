@@ -159,6 +159,16 @@ def test_a_list_is_joined_as_the_language_lists_names(english, monkeypatch):
         _lang.listing([1, 2])
 
 
+def test_a_noise_note_in_chinese_is_spaced_as_chinese(english, monkeypatch):
+    from perfcourse.measure.samples import Timing
+
+    monkeypatch.setenv(_lang.ENV, "zh")            # the course's own catalog
+    loud = Timing.from_samples([1.0, 1.6, 0.7, 1.3, 0.9, 1.8], name="求和（库函数）")
+    note = verdicts.noise_note(loud)
+    assert "求和（库函数）的 IQR/median" in note and "） 的" not in note, note
+    assert verdicts.judged("接近", loud) == note
+
+
 def test_message_catalog_update_keeps_a_near_translation_as_fuzzy():
     cat = extract.new_message_catalog("zh")
     extract.merge_messages(cat, {"Check": [("a.py", None)], "{n} workers were slower": [("a.py", None)]})

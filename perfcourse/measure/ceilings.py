@@ -51,7 +51,15 @@ class Ceilings:
     @property
     def when(self):
         """When these ceilings were measured, to the minute in UTC ("2026-01-02 03:04 UTC"); the stored date as it
-        is when it names no time of day (a recorded run's "2026-01-01") or is no ISO date."""
+        is when it names no time of day (a recorded run's "2026-01-01") or is no ISO date.
+
+        Examples
+        --------
+        >>> Ceilings("a CPU", "numpy", "2026-01-02T03:04:05+00:00", 2e10, 1e10, 1024, "float32").when
+        '2026-01-02 03:04 UTC'
+        >>> Ceilings("a GPU", "cupy", "2026-01-01", 2e12, 2e12, 1024, "float32").when
+        '2026-01-01'
+        """
         if len(self.date) <= 10:
             return self.date
         try:

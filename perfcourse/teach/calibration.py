@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from .._lang import _, ngettext, pad, rpad, tidy
+from .._lang import _, listing, ngettext, pad, rpad, tidy
 
 __all__ = ["Calibration", "calibration"]
 
@@ -67,13 +67,13 @@ class Calibration:
                              "out ({keys}): rerun it on a quiet machine.",
                              " {n} more experiments could not be judged (too noisy, or too few samples) and are left "
                              "out ({keys}): rerun them on a quiet machine.",
-                             len(self.noisy)).format(n=len(self.noisy), keys=", ".join(self.noisy))
+                             len(self.noisy)).format(n=len(self.noisy), keys=listing(self.noisy))
         if self.unmeasured:
             text += ngettext(" {n} prediction has no measurement on this machine ({keys}): the lesson printed why, "
                              "and a run on the hardware it names adds it.",
                              " {n} predictions have no measurement on this machine ({keys}): the lessons printed "
                              "why, and a run on the hardware they name adds them.",
-                             len(self.unmeasured)).format(n=len(self.unmeasured), keys=", ".join(self.unmeasured))
+                             len(self.unmeasured)).format(n=len(self.unmeasured), keys=listing(self.unmeasured))
         return tidy(text)     # no space a joined sentence leaves after a Chinese full stop
 
     def _summary(self):

@@ -15,7 +15,7 @@ import math
 import pkgutil
 
 from .._check import real
-from .._lang import N_, _, current, lookup, text
+from .._lang import N_, _, current, listing, lookup, text
 from . import questions
 from .question import Question
 
@@ -253,5 +253,5 @@ def score(answers):
                                                                   share=len(right) / total))
     for label, ids in ((_("not quite"), wrong), (_("no answer yet"), blank), (_("could not read"), unreadable)):
         if ids:
-            print(_("  {label}: {ids}").format(label=label, ids=", ".join(ids)))
+            print(_("  {label}: {ids}").format(label=label, ids=listing(ids)))
     return len(right), total

@@ -52,14 +52,14 @@ it on a quiet machine (other programs closed) or with more repeats before readin
         if not (hasattr(t, "n") and hasattr(t, "noisy")):
             raise TypeError(f"noise_note takes Timing objects (pc.timing.measure's result); got {type(t).__name__}")
         if t.n < MIN_SAMPLES:
-            return _("too few samples to judge: {name} has {n} (a spread needs at least {need}); rerun it with more "
-                     "repeats before reading a verdict").format(name=t.name, n=t.n, need=MIN_SAMPLES)
+            return tidy(_("too few samples to judge: {name} has {n} (a spread needs at least {need}); rerun it with "
+                          "more repeats before reading a verdict").format(name=t.name, n=t.n, need=MIN_SAMPLES))
         if t.noisy:
-            return _("too noisy to judge: {name} varied by IQR/median {spread} (above {limit:g}), so the next "
-                     "run could give another p50; rerun it on a quiet machine (other programs closed) or with more "
-                     "repeats before reading a verdict").format(
+            return tidy(_("too noisy to judge: {name} varied by IQR/median {spread} (above {limit:g}), so the next "
+                          "run could give another p50; rerun it on a quiet machine (other programs closed) or with "
+                          "more repeats before reading a verdict").format(
                 name=t.name, limit=NOISY_IQR,
-                spread=t.spread_text() if hasattr(t, "spread_text") else f"{t.iqr_over_median:.2f}")
+                spread=t.spread_text() if hasattr(t, "spread_text") else f"{t.iqr_over_median:.2f}"))
     return None
 
 

@@ -19,13 +19,13 @@ QUESTIONS = [
     Question("l08-sync-on-cpu", 8,
              "On the CPU the change 'sync -> once' can save almost nothing: NumPy's calls finish before they "
              "return. Ported to a GPU, a batch runs 12 kernels "
-             "with a sync after each, and after each sync the device sits idle about 40 us while the host launches "
+             "with a sync after each, and after each sync the device sits idle about 40 µs while the host launches "
              "the next kernel. 'sync -> once' keeps one sync per batch, after its last kernel. How much device idle "
-             "time per batch, in us, does the change remove there?",
+             "time per batch, in µs, does the change remove there?",
              "NumPy calls finish before they return, so on the CPU a sync waits for nothing. On the GPU each sync "
-             "drains the queue; the change keeps the last one and drops 11, so 11 x 40 us = 440 us of idle device "
+             "drains the queue; the change keeps the last one and drops 11, so 11 x 40 µs = 440 µs of idle device "
              "per batch goes.",
-             reference=lambda: 11 * 40.0, unit="us"),
+             reference=lambda: 11 * 40.0, unit="µs"),
     Question("l08-padding-tail", 8,
              "A padded batch of 128 requests has lengths with median 16 but the longest is 240. How many "
              "times more rows does the padded version compute than a batch where every request is 16 long?",
