@@ -36,7 +36,7 @@ class Prediction:
     parts: dict | None = None   # the predicted time split by kind (cpu, copy, kernel, sync, other), adding up to it
 
     def __str__(self):
-        return _("predicted {seconds}: {reason}").format(seconds=format_seconds(self.seconds), reason=self.reason)
+        return tidy(_("predicted {seconds}: {reason}").format(seconds=format_seconds(self.seconds), reason=self.reason))
 
 
 def _span_sum(profile, names):

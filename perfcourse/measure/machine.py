@@ -17,7 +17,7 @@ import os
 import tempfile
 
 from .._home import home
-from .._lang import _
+from .._lang import _, listing
 from . import backend as _backend
 from .ceilings import Ceilings, measure_ceilings
 from .samples import NOISY_IQR
@@ -137,7 +137,8 @@ def origin(ceilings):
     if loud:
         line += _("; in the steadiest of its tries {timings} still varied by more than IQR/median {limit}, so a "
                   "verdict read against those ceilings is uncertain: measure again on a quiet machine").format(
-            timings=", ".join(f"{name} ({ceilings.timing(name).spread_text()})" for name, _s in loud), limit=NOISY_IQR)
+            timings=listing(_("{name} ({spread})").format(name=name, spread=ceilings.timing(name).spread_text())
+                            for name, _s in loud), limit=NOISY_IQR)
     return line
 
 
