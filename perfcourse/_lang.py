@@ -130,7 +130,7 @@ def text(catalog, english, context=None, *, lang=None):
     if not isinstance(english, str):
         raise TypeError(f"the text to translate must be a string; got {english!r}")
     lang = current() if lang is None else resolve(lang)
-    if lang == "en":
+    if lang == "en" or not english:     # gettext answers "" with the catalog's header: nothing to translate
         return english
     table = _table(catalog, lang)
     return table.gettext(english) if context is None else table.pgettext(context, english)

@@ -142,6 +142,7 @@ def test_a_data_table_s_phrases_are_collected_and_printed_in_chinese(english, mo
     assert all(han.search(_lang.phrase(r.what)) for r in rows), [_lang.phrase(r.what) for r in rows]
     assert all(han.search(_lang.phrase(s)) for s in sheets if "(" in s), "a datasheet's notes read Chinese"
     assert _lang.phrase("no such phrase") == "no such phrase"
+    assert _lang.lookup("") == "" and _lang.phrase("") == "", "an empty text stays empty, not the catalog's header"
     with pytest.raises(TypeError, match="phrase"):
         _lang.phrase(None)
 
