@@ -160,6 +160,29 @@ def test_calls_are_counted_by_name_while_the_function_runs_and_the_names_are_put
     assert summary(record)["per_row"][0] == 3 and set(record) == {"per_row"} and user["per_row"] is originals["per_row"]
 
 
+def test_watched_calls_keep_their_own_clock_and_the_arrays_layout():
+    """A notebook that patches time.perf_counter does not set the times recorded, and an array resized or reshaped
+    in place (the same object, other work) is not the notebook's X any more."""
+    from perfcourse.grading.runner import watched
+
+    user = {}
+    exec("import time\nimport numpy as np\nX, W = np.ones((64, 8)), np.ones((8, 8))\n"
+         "def per_row(x, w):\n    time.sleep(0.003)\n    return x @ w\n\n"
+         "def forged():\n    real, time.perf_counter = time.perf_counter, iter([0.0, 1e-6] * 10).__next__\n"
+         "    try:\n        [per_row(X, W) for _ in range(3)]\n    finally:\n        time.perf_counter = real\n\n"
+         "def resized():\n    X.resize((8, 8), refcheck=False)\n    per_row(X, W)\n    X.resize((64, 8), refcheck=False)\n"
+         "    X.shape = (8, 64)\n    per_row(X.T.copy(), W)\n    X.shape = (64, 8)\n    per_row(X, W)\n", user)
+    record, restore = watched(user, {"per_row": ["X", "W"]})
+    try:
+        user["forged"]()
+        assert len(record["per_row"]) == 3 and all(t >= 0.003 for t in record["per_row"]), record   # the real time
+        record["per_row"].clear()
+        user["resized"]()
+        assert len(record["per_row"]) == 1, "only the call on X as it was when my_card() started counts"
+    finally:
+        restore()
+
+
 def _counted(card, per_row, batched):
     """A grader's stand-in of a my_card that measures as long as its samples add up to and made these calls:
     ``(calls, median seconds)`` of per_row and of batched on X and W."""
