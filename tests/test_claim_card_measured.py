@@ -170,7 +170,8 @@ def test_watched_calls_keep_their_own_clock_and_the_arrays_layout():
          "def per_row(x, w):\n    time.sleep(0.003)\n    return x @ w\n\n"
          "def forged():\n    real, time.perf_counter = time.perf_counter, iter([0.0, 1e-6] * 10).__next__\n"
          "    try:\n        [per_row(X, W) for _ in range(3)]\n    finally:\n        time.perf_counter = real\n\n"
-         "def resized():\n    X.resize((8, 8), refcheck=False)\n    per_row(X, W)\n    X.resize((64, 8), refcheck=False)\n"
+         "def resized():\n    X.resize((8, 8), refcheck=False)\n    per_row(X, W)\n"
+         "    X.resize((64, 8), refcheck=False)\n"
          "    X.shape = (8, 64)\n    per_row(X.T.copy(), W)\n    X.shape = (64, 8)\n    per_row(X, W)\n", user)
     record, restore = watched(user, {"per_row": ["X", "W"]})
     try:
