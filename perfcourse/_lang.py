@@ -249,6 +249,7 @@ _COLUMNS = _Columns()
 _BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f]) (?! )"
                           r"(?=[\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f])")   # Chinese, its punctuation
 _HAN_MEETS_LATIN = re.compile(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u4e00-\u9fff])")
+_BEFORE_ASIDE = re.compile(r"[，：；,:;] *(?=（)")   # a verdict's slot that got a bracketed aside (the noise note)
 
 
 def tidy(text):
@@ -258,6 +259,8 @@ def tidy(text):
     when the field holds Chinese, that space would stand between two Chinese characters, where Chinese puts
     none. A template that holds none (``比{bound}``) gets one where its field brings a Latin word or a number,
     as the lecture writes "比 worker 数". Runs of spaces (a table's columns) are kept; English is unchanged.
+    A full-width bracket (an aside, such as the noise note standing where a verdict would) takes the place
+    of the comma or colon before it: Chinese puts no "，" or "：" in front of "（".
 
     Examples
     --------
@@ -265,8 +268,10 @@ def tidy(text):
     ('读取求和的数组（64 MiB）', '读取 W（64 MiB）', '模型  3.6 ms', 'a b')
     >>> tidy("比worker 数所允许的低 1.79x"), tidy("快 3x以内"), tidy("plain English: 3x"), tidy("慢。 实测")
     ('比 worker 数所允许的低 1.79x', '快 3x 以内', 'plain English: 3x', '慢。实测')
+    >>> tidy("实测 75 ms，（噪声太大）"), tidy("逐个累加：（噪声太大）"), tidy("batch 16: （噪声太大）")
+    ('实测 75 ms（噪声太大）', '逐个累加（噪声太大）', 'batch 16（噪声太大）')
     """
-    return _HAN_MEETS_LATIN.sub(" ", _BETWEEN_HAN.sub("", text))
+    return _HAN_MEETS_LATIN.sub(" ", _BETWEEN_HAN.sub("", _BEFORE_ASIDE.sub("", text)))
 
 
 def _yes_no(value):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._check import choice
+from .._lang import N_, lookup
 from .workload import EPS, TOLERANCE, Batch, make_batch, max_error, mixed_lengths, reference, uniform_lengths
 
 # the batch, its reference and the tolerance live in .workload; a lesson reaches them from here too
@@ -69,7 +70,16 @@ class Settings:
         return replace(self, **change)
 
     def label(self):
-        return f"sync {self.sync} | copies {self.copies} | kernels {self.kernels}"
+        """The three choices in one line, in the learner's language (a timing's name in lesson 08)."""
+        return " | ".join(lookup(_PHRASES[name, getattr(self, name)]) for name in self.CHOICES)
+
+
+# each choice as the label writes it (literals, so that the catalogs collect them)
+_PHRASES = {("sync", "each kernel"): N_("sync each kernel"), ("sync", "once"): N_("sync once"),
+            ("copies", "per request"): N_("copies per request"), ("copies", "one"): N_("copies one"),
+            ("kernels", "per request"): N_("kernels per request"),
+            ("kernels", "padded batch"): N_("kernels padded batch"),
+            ("kernels", "packed batch"): N_("kernels packed batch")}
 
 
 NAIVE = Settings()
