@@ -130,6 +130,22 @@ def test_speedup_verdict_says_what_was_measured():
     assert "better than the model" in verdicts.speedup_verdict(2.1, 1.65, 2)
 
 
+@pytest.mark.parametrize("measured", [0.5, 0.7, 0.79, 0.81, 0.85, 0.89, 0.91, 0.99, 1.01, 1.09, 1.11, 1.2, 1.24,
+                                      1.26, 1.3])
+def test_a_speedup_within_the_close_band_of_one_worker_is_never_called_faster_or_slower(measured):
+    line = verdicts.speedup_verdict(measured, 2.0, 2)   # a prediction far from all of them
+    reading = line.split(": ", 1)[1]
+    if abs(measured - 1) < verdicts.NEAR_ONE:
+        assert reading.startswith(("barely faster", "2 workers were no faster")), line
+    elif verdicts.is_close(measured, 1.0):
+        assert reading in ("within 1.25x of one worker, well short of the model",
+                           "2 workers were a little slower than one here (within 1.25x)"), line
+    elif measured > 1:
+        assert reading == "faster than one worker, well short of the model", line
+    else:
+        assert reading == "2 workers were slower than one here", line
+
+
 def test_speedup_verdict_validates_inputs():
     with pytest.raises(ValueError, match="measured must be"):
         verdicts.speedup_outcome(0.0, 1.5)

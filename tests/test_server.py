@@ -84,3 +84,21 @@ def test_bad_input(kwargs, err, match):
         server.serve(lambda b: None, **kwargs)
     with pytest.raises(TypeError, match="service"):
         server.serve("dense", arrival_rate=1.0)
+
+
+def test_batch_timing_reads_the_largest_batch_size_that_ran_often_enough():
+    from perfcourse.labs.server import batch_timing
+    from perfcourse.queueing.simtrace import Trace
+
+    # batches 0-5 hold 2 requests (1 ms each), batches 6-7 hold 4 (9 ms): two runs of size 4 are too few
+    sizes = [2] * 6 + [4] * 2
+    batch = np.repeat(np.arange(8), sizes)
+    start = np.repeat(np.arange(8) * 0.1, sizes)
+    run = np.repeat([0.001] * 6 + [0.009] * 2, sizes)
+    trace = Trace(start, start, start + run, batch, np.repeat(sizes, sizes), "server")
+    t = batch_timing(trace)
+    assert t.n == 6 and abs(t.p50 - 0.001) < 1e-12 and "2" in t.name
+    t = batch_timing(trace, repeats=2)
+    assert t.n == 2 and abs(t.p50 - 0.009) < 1e-12 and "4" in t.name
+    with pytest.raises(TypeError, match="serve"):
+        batch_timing(Trace(start, start, start + run, batch, np.repeat(sizes, sizes), "fcfs"))

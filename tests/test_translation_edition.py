@@ -200,3 +200,13 @@ def test_every_option_of_every_command_is_explained_in_chinese(monkeypatch):
         english += [f"{name} {a.dest}: {a.help}" for a in sub._actions
                     if a.dest != "help" and a.help and a.help is not argparse.SUPPRESS and not cjk.search(a.help)]
     assert not english, english
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)
+def test_a_chinese_aside_follows_no_comma_or_colon(lesson):
+    """A noise note standing where a verdict would reads "实测 75 ms（噪声太大……）", never "，（" or "：（"."""
+    chinese = nbformat.read(NOTEBOOKS / "zh" / lesson.notebook, as_version=4)
+    found = [f"cell {cell.get('id')}: {line.strip()[:140]!r}" for cell in chinese.cells if cell.cell_type == "code"
+             for line in printed(cell).splitlines() if re.search(r"[，：；,:;] *（", line)]
+    assert not found, f"{len(found)} printed lines of notebooks/zh/{lesson.notebook} splice an aside:\n" + \
+        "\n".join(found[:12])

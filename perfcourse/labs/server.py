@@ -23,9 +23,12 @@ import time
 import numpy as np
 
 from .._check import positive_int, real
+from .._lang import _
+from ..measure import backend as _backend
+from ..measure import timing
 from ..queueing.simtrace import Trace
 
-__all__ = ["dense_service", "serve"]
+__all__ = ["dense_service", "serve", "batch_timing"]
 
 
 def dense_service(d=1024, *, max_batch=64, dtype="float32", seed=0):
@@ -165,3 +168,29 @@ def serve(service, *, arrival_rate, n=1000, duration=5.0, max_batch=1, max_wait=
                            f"{duration + timeout:g} s ({len(records)} done): the load is beyond its capacity")
     _, arrival, start, finish, batch, size = (np.array(col) for col in zip(*sorted(records), strict=True))
     return Trace(arrival, start, finish, batch, size, "server")
+
+
+def batch_timing(trace, *, repeats=5):
+    """The run times of one batch size in a served ``trace``, as a Timing: the served run's own spread.
+
+    Batches of one size do the same work, so how much their run times vary is the machine's doing
+    (other programs taking the cores during the run). The largest size that ran at least ``repeats``
+    times is taken; without one, the most common size.
+
+    Examples
+    --------
+    >>> tr = serve(lambda b: time.sleep(0.001 * b), arrival_rate=400.0, n=60, max_batch=4, seed=1)
+    >>> t = batch_timing(tr)
+    >>> t.n >= 5, t.name.startswith("served batches of")
+    (True, True)
+    """
+    if not isinstance(trace, Trace) or trace.policy != "server":
+        raise TypeError(f"batch_timing reads a trace that serve() returned; got {type(trace).__name__}")
+    repeats = positive_int("repeats", repeats)
+    _ids, first = np.unique(trace.batch, return_index=True)
+    sizes, seconds = trace.batch_size[first], (trace.finish - trace.start)[first]
+    found, counts = np.unique(sizes, return_counts=True)
+    k = int(found[counts >= repeats].max()) if (counts >= repeats).any() else int(found[np.argmax(counts)])
+    b = _backend.get()
+    return timing.Timing.from_samples(seconds[sizes == k], name=_("served batches of {k} requests").format(k=k),
+                                      backend=b.name, device=b.device)

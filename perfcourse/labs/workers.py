@@ -33,7 +33,7 @@ from ..measure.kernels.gridstride import B as grid_stride_b
 from ..models import scaling
 
 __all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads", "cores_busy",
-           "tile_pass_bandwidth"]
+           "tile_pass", "tile_pass_bandwidth"]
 
 
 def worker_counts(backend=None, *, most=None):
@@ -164,13 +164,14 @@ def cores_busy(call, *, seconds=0.3, min_calls=3):
     return (time.process_time() - cpu0) / (time.perf_counter() - wall0)
 
 
-def tile_pass_bandwidth(*, dtype="float32", repeat=30, max_duration_s=0.5):
-    """Bytes/s the CPU grid-stride kernel's passes reach over a tile held in the cache, on one core.
+def tile_pass(*, dtype="float32", repeat=30, max_duration_s=0.5):
+    """Bytes/s the CPU grid-stride kernel's passes reach over a tile held in the cache, on one core, and its Timing.
 
     The CPU version of ``grid_stride`` makes two passes per step over a tile of ``TILE``
     elements (``v *= a`` then ``v += b``), each reading and writing the whole tile. This times
-    one step on a tile already in the cache (p50) and counts its ``4 TILE`` elements of
-    traffic: the ceiling its steps run against.
+    one step on a tile already in the cache and counts its ``4 TILE`` elements of traffic: the
+    ceiling its steps run against (at the p50), with the timing it came from, so that a verdict
+    read against it can ask whether it was steady.
     """
     x = np.full(TILE, 1.0, dtype=dtype)
     a, b = x.dtype.type(grid_stride_a), x.dtype.type(grid_stride_b)
@@ -181,5 +182,10 @@ def tile_pass_bandwidth(*, dtype="float32", repeat=30, max_duration_s=0.5):
 
     host = _backend.Backend("numpy", np, False, _backend.get().device, "the CPU's own cache")
     t = timing.measure(step, repeat=repeat, max_duration_s=max_duration_s, backend=host,
-                       name=f"one step (2 passes) over a {TILE:,}-element tile")
-    return 4 * x.nbytes / t.p50
+                       name=_("one step (2 passes) over a {n:,}-element tile").format(n=TILE))
+    return 4 * x.nbytes / t.p50, t
+
+
+def tile_pass_bandwidth(*, dtype="float32", repeat=30, max_duration_s=0.5):
+    """The bytes/s of :func:`tile_pass` alone."""
+    return tile_pass(dtype=dtype, repeat=repeat, max_duration_s=max_duration_s)[0]

@@ -171,7 +171,7 @@ class ScalingTable:
 
     def __str__(self):
         head = f"{self.kind} scaling" + ("" if self.kind == "strong" else " (speedup = scaled speedup)")
-        rows = [head, f"{'n':>5} {'time':>12} {'speedup':>9} {'efficiency':>11} {'Karp-Flatt e':>13}"]
+        rows = [head, f"{'N':>5} {'T_N':>12} {'speedup':>9} {'efficiency':>11} {'Karp-Flatt e':>13}"]
         for n, t, sp, ef, e in zip(self.n, self.seconds, self.speedup, self.efficiency, self.karp_flatt,
                                    strict=True):
             e_text = "-" if np.isnan(e) else f"{e:.3f}"
@@ -190,7 +190,7 @@ def strong_scaling(n, seconds):
     >>> table = strong_scaling([1, 4], [100.0, 30.0])
     >>> print(table)
     strong scaling
-        n         time   speedup  efficiency  Karp-Flatt e
+        N          T_N   speedup  efficiency  Karp-Flatt e
         1        100 s     1.00x     100.0%             -
         4         30 s     3.33x      83.3%         0.067
     """
@@ -208,7 +208,7 @@ def weak_scaling(n, seconds):
     --------
     >>> print(weak_scaling([1, 2, 4], [1.0, 1.0, 1.25]))
     weak scaling (speedup = scaled speedup)
-        n         time   speedup  efficiency  Karp-Flatt e
+        N          T_N   speedup  efficiency  Karp-Flatt e
         1          1 s     1.00x     100.0%             -
         2          1 s     2.00x     100.0%             -
         4       1.25 s     3.20x      80.0%             -

@@ -24,6 +24,7 @@ from .. import units
 from .._check import choice, positive_int, real
 from .._lang import _
 from ..models import datasheets, laws, roofline
+from .selftest import Checked
 
 __all__ = ["KINDS", "Problem", "problem", "drill_widget"]
 
@@ -46,15 +47,16 @@ class Problem:
         return f"[{self.kind} #{self.seed}] {self.prompt}" + _(" (answer in {unit})").format(unit=self.unit)
 
     def check(self, answer, *, quiet=False):
-        """Print right/wrong with the worked explanation; return True when ``answer`` is right.
+        """Print right/wrong with the worked explanation; a :class:`~perfcourse.teach.selftest.Checked`, true
+        when ``answer`` is right (a notebook shows nothing for it: the printed sentence is the verdict).
 
         A number within ``rtol`` (relative) of the reference counts as right. ``None``
-        (the placeholder in the lessons) prints a reminder and returns False.
+        (the placeholder in the lessons) prints a reminder and returns a false one.
         """
         if answer is None:
             if not quiet:
                 print(_("No answer yet: put your number in place of None and run the cell again."))
-            return False
+            return Checked(False)
         value = real("answer", answer)
         if not isinstance(value, float):
             raise TypeError(f"answer must be a single number in {self.unit}; got {answer!r}")
@@ -66,7 +68,7 @@ class Problem:
                 print(_("Not quite: you gave {value:g}; the answer is {reference:.4g} {unit} (accepted within "
                         "{rtol:.0%}).").format(value=value, reference=self.reference, unit=self.unit, rtol=self.rtol))
             print(_("Worked: {explanation}").format(explanation=self.explanation))
-        return right
+        return Checked(right)
 
     def explain(self):
         """Print the worked explanation and return the reference answer."""

@@ -111,8 +111,10 @@ def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO, bound=False):
     --------
     >>> speedup_verdict(1.6, 1.7, 2)
     'measured 1.60x against a predicted 1.70x on 2 workers: close to the model (within 1.25x)'
-    >>> speedup_verdict(0.8, 1.7, 2)
-    'measured 0.80x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
+    >>> speedup_verdict(0.7, 1.7, 2)
+    'measured 0.70x against a predicted 1.70x on 2 workers: 2 workers were slower than one here'
+    >>> speedup_verdict(1.12, 1.7, 2)
+    'measured 1.12x against a predicted 1.70x on 2 workers: within 1.25x of one worker, well short of the model'
     >>> speedup_verdict(0.97, 1.7, 2)
     'measured 0.97x against a predicted 1.70x on 2 workers: 2 workers were no faster than one here'
     >>> speedup_verdict(1.99, 1.6, 2, bound=True)[55:]
@@ -125,10 +127,13 @@ def speedup_verdict(measured, predicted, n, *, band=CLOSE_RATIO, bound=False):
             measured=measured, predicted=predicted, n=n, over=measured / predicted)
     outcome = speedup_outcome(measured, predicted, band=band)
     near_one = abs(measured - 1) < NEAR_ONE
+    close_to_one = is_close(measured, 1.0, band)     # within the course's "close" of one worker's time
     reading = {"close": _("close to the model (within {band:g}x)"),
                "slower": _("{n:g} workers were no faster than one here") if near_one else
+               _("{n:g} workers were a little slower than one here (within {band:g}x)") if close_to_one else
                _("{n:g} workers were slower than one here"),
                "short": _("barely faster than one worker, well short of the model") if near_one else
+               _("within {band:g}x of one worker, well short of the model") if close_to_one else
                _("faster than one worker, well short of the model"),
                "above": _("better than the model")}[outcome].format(band=band, n=n)
     return _("measured {measured:.2f}x against a predicted {predicted:.2f}x on {n:g} workers: {reading}").format(

@@ -146,13 +146,13 @@ QUESTIONS = [
     Question("l10-token-budget", 6,
              "A continuous-batching server gets bursts of 8 long prompts at once (lesson 06). Its token budget "
              "per step is raised from 2,048 to 16,384 tokens; tokens per second stay the same. What gets worse?",
-             "A large budget runs the whole burst's prefill in one long step: every running answer waits for it "
-             "(the longest pause between its tokens grows several-fold) and every prompt of the burst gets its "
-             "first token only when that step ends. The time per output token, a mean over the answer, hides it.",
+             "A large budget runs the whole burst's prefill in one long step: every running answer waits for it, "
+             "and the longest pause between its tokens grows several-fold. The time per output token, a mean over "
+             "the answer, hides it.",
              choices=("Nothing: the budget only matters when it is too small",
                       "The model's accuracy",
                       "GPU utilization",
-                      "The pauses between tokens of running answers, and the time to first token"),
+                      "The longest pauses between tokens of the answers already running"),
              correct="d"),
     # lesson 07: scaling efficiency
     Question("l10-efficiency-16", 7,
