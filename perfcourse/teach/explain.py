@@ -87,7 +87,8 @@ slower than memory delivers a copy: the cache did not set its time.
                       "last-level cache, so it streams from memory on every call.")
         elif cache_bytes is not None:
             text += _(" The bytes and the copy bandwidth explain the time, although {what} fits in the {cache} "
-                      "last-level cache: on this machine the cache delivered it at about the rate of a copy from memory.")
+                      "last-level cache: on this machine the cache delivered it at about the rate of a copy from "
+                      "memory.")
         else:
             text += _(" The bytes and the copy bandwidth explain the time.")
         return text.format(times=nbytes / cache_bytes if cache_bytes else 0.0, **v)
