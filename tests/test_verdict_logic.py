@@ -211,3 +211,16 @@ def test_a_prediction_without_a_measurement_is_named_until_one_is_taken(tmp_path
     predictions.record("05-gpu", guess=None, model=4.8, measured=4.0, unit="TB/s", show=False)
     cal = predictions.calibration(predictions.load())
     assert cal.unmeasured == () and "no measurement" not in cal.summary()
+
+
+@given(st.floats(1e-4, 1.0), st.floats(0.5, 2.0))
+def test_a_version_timed_twice_is_judged_only_when_its_two_p50s_are_close(p50, drift):
+    earlier = Timing.from_samples([p50 * f for f in (1.0, 1.01, 0.99, 1.0, 1.02, 0.98)], name="best")
+    again = Timing.from_samples([p50 * drift * f for f in (1.0, 1.01, 0.99, 1.0, 1.02, 0.98)], name="best")
+    note = verdicts.noise_note(verdicts.Retimed(earlier, again))
+    close = verdicts.is_close(again.p50, earlier.p50)
+    assert (note is None) == close
+    if not close:
+        ratio = max(again.p50, earlier.p50) / min(again.p50, earlier.p50)
+        assert note.startswith("too noisy to judge") and f"({ratio:.3g}x apart" in note
+        assert verdicts.judged("close to the model", verdicts.Retimed(earlier, again)) == note

@@ -271,7 +271,9 @@ class ChangeLog:
             else:
                 kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(
                     speedup=1 / ratio) + again
-        joined = tidy(verdict if not why else f"{verdict} {why}")     # tidy: no space after a Chinese full stop
+        if why:   # the prediction's reasoning, named as such after the verdict
+            verdict += " " + _("Predicted from: {why}.").format(why=why.rstrip("."))
+        joined = tidy(verdict)     # tidy: no space after a Chinese full stop
         entry = Entry(settings, change, target, predicted, timing, error, kept, joined)
         self.entries.append(entry)
         return kept

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .. import units
 from .._check import choice, positive_int, real
-from .._lang import _
+from .._lang import _, tidy
 from ..models import datasheets, laws, roofline
 from .selftest import Checked
 
@@ -230,8 +230,8 @@ def _roofline(rng):
     else:
         side = _("compute-bound, since the intensity {intensity:.3g} FLOP/byte is at or above the ridge point "
                  "{ridge:.3g} FLOP/byte.")
-    return (_("On {where} with peaks of {tflops:g} TFLOP/s and {bw_text}, a kernel {what}. What is the roofline lower "
-              "bound on its time?").format(**v), t * scale, unit, (times + side).format(**v))
+    return (tidy(_("On {where} with peaks of {tflops:g} TFLOP/s and {bw_text}, a kernel {what}. What is the roofline "
+                   "lower bound on its time?").format(**v)), t * scale, unit, tidy((times + side).format(**v)))
 
 
 def _work_span(rng):

@@ -15,9 +15,9 @@ from .._check import real
 from .._lang import _, tidy
 from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
-from ..units import si
+from ..units import format_seconds, si
 
-__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "judged", "closeness",
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "Retimed", "is_close", "noise_note", "judged", "closeness",
            "time_against_model", "against_model", "speedup_outcome", "speedup_verdict", "amdahl_line", "compare_line",
            "nearest_bound", "run_to_run"]
 
@@ -26,12 +26,42 @@ __all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "is_close", "noise_note", "
 MIN_SAMPLES = 5
 
 
+class Retimed:
+    """One version timed twice, apart: a prediction made from the ``earlier`` timing, read beside ``again``.
+
+    Given to :func:`noise_note` (and so to :func:`judged` and the prediction record) in place of a timing,
+    it is too noisy to judge when either timing is, or when their p50s lie further apart than the
+    course's close: the machine changed between them, and a prediction scaled from the first says
+    nothing about a measurement taken beside the second.
+    """
+
+    def __init__(self, earlier, again):
+        for t in (earlier, again):
+            if not (hasattr(t, "p50") and hasattr(t, "noisy")):
+                raise TypeError(f"Retimed takes two Timing objects (pc.timing.measure's result); got "
+                                f"{type(t).__name__}")
+        self.earlier, self.again = earlier, again
+
+    def note(self):
+        """None when both timings are steady and close; else why not."""
+        own = noise_note(self.earlier, self.again)
+        if own or is_close(self.again.p50, self.earlier.p50):
+            return own
+        return tidy(_("too noisy to judge: {name} took {earlier} when first timed and {again} when timed again "
+                      "({ratio:.3g}x apart, more than the {band:g}x two timings taken apart differ by), so the "
+                      "machine changed between them; a prediction made from the first cannot be read against a "
+                      "measurement taken beside the second").format(
+            name=self.again.name, earlier=format_seconds(self.earlier.p50), again=format_seconds(self.again.p50),
+            ratio=max(self.again.p50, self.earlier.p50) / min(self.again.p50, self.earlier.p50), band=CLOSE_RATIO))
+
+
 def noise_note(*timings):
     """None when every timing is steady enough to judge; else why not, by how much, and what to do.
 
     A timing is too noisy when it is flagged NOISY (its IQR/median above the harness's limit,
     :data:`perfcourse.measure.samples.NOISY_IQR`) or holds fewer than :data:`MIN_SAMPLES`
-    samples. ``None`` entries are skipped (a measurement that was not taken).
+    samples; a :class:`Retimed` pair, also when its two p50s are not close. ``None`` entries are
+    skipped (a measurement that was not taken).
 
     Examples
     --------
@@ -48,6 +78,10 @@ it on a quiet machine (other programs closed) or with more repeats before readin
 
     for t in timings:
         if t is None:
+            continue
+        if isinstance(t, Retimed):
+            if (note := t.note()) is not None:
+                return note
             continue
         if not (hasattr(t, "n") and hasattr(t, "noisy")):
             raise TypeError(f"noise_note takes Timing objects (pc.timing.measure's result); got {type(t).__name__}")
@@ -173,15 +207,28 @@ def compare_line(serial_fraction, n):
                                         gustafson=laws.gustafson_speedup(s, n))
 
 
-def time_against_model(measured_s, model_s, band=CLOSE_RATIO):
+def time_against_model(measured_s, model_s, band=CLOSE_RATIO, *, against=None):
     """Where a measured time fell against the model's: within the band, or how many times faster/slower.
+
+    ``against`` names what ``model_s`` is when it is not "the model" (a time worked out in the sentence
+    before, say), in the learner's language.
 
     Examples
     --------
     >>> time_against_model(1.1e-3, 1e-3), time_against_model(1.27e-3, 2.88e-3), time_against_model(3e-3, 1e-3)
     ('within 1.25x of the model', '2.27x faster than the model', '3x slower than the model')
+    >>> time_against_model(3e-3, 1e-3, against="that time")
+    '3x slower than that time'
     """
     m, p = _time("measured_s", measured_s), _time("model_s", model_s)
+    if against is not None:
+        if not isinstance(against, str) or not against.strip():
+            raise TypeError(f"against names what the time is compared with, as text; got {against!r}")
+        if is_close(m, p, band):
+            return tidy(_("within {band:g}x of {against}").format(band=band, against=against))
+        if m < p:
+            return tidy(_("{ratio:.3g}x faster than {against}").format(ratio=p / m, against=against))
+        return tidy(_("{ratio:.3g}x slower than {against}").format(ratio=m / p, against=against))
     if is_close(m, p, band):
         return _("within {band:g}x of the model").format(band=band)
     if m < p:
