@@ -90,8 +90,10 @@ def test_a_scaling_verdict_never_explains_a_bound_it_exceeded(psi, n, achieved, 
 @given(st.floats(min_value=0.01, max_value=3.0))
 def test_a_bound_verdict_reads_the_share_of_the_ceiling_it_reached(fraction):
     text = explain.bound_verdict(1e-3, [("memory", fraction * 20e9 * 1e-3, 20e9, "B/s")])
-    if fraction > explain.BOUND_SLACK:
+    if fraction > CLOSE_RATIO:
         assert "above the memory ceiling" in text and "bounds nothing" in text
+    elif fraction > explain.BOUND_SLACK:
+        assert f"at the memory ceiling ({fraction:.0%} of it, within the 1.25x" in text and "bounds it here" in text
     elif fraction >= 1.005:
         assert f"at the memory ceiling ({fraction:.0%} of it: a few percent over" in text and "bounds it" in text
     elif fraction >= explain.BOUND_SHARE:

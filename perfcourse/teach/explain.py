@@ -138,9 +138,12 @@ bounds it here.
     parts = [_("{rate} of {resource} ({share:.0%} of {ceiling})").format(
         rate=si(amount / t, unit), resource=resource, share=amount / t / ceiling, ceiling=si(ceiling, unit))
         for resource, amount, ceiling, unit in uses]
-    if fraction > BOUND_SLACK:      # past a measured ceiling: the ceiling was measured low, it bounds nothing
+    if fraction > CLOSE_RATIO:      # past a measured ceiling by more than two timings differ: it bounds nothing
         reading = _("above the {name} ceiling ({fraction:.0%} of it): this run beat that ceiling as it was measured "
                     "apart from it, so the ceiling bounds nothing here; measure it again beside the run")
+    elif fraction > BOUND_SLACK:    # past it, within the course's close: it ran at that ceiling, measured a bit low
+        reading = _("at the {name} ceiling ({fraction:.0%} of it, within the {band:g}x two timings taken apart differ "
+                    "by: the ceiling, measured apart, came out a little low), so that is what bounds it here")
     elif fraction >= 1.005:         # past the ceiling (as printed) by less than the two measurements' run-to-run spread
         reading = _("at the {name} ceiling ({fraction:.0%} of it: a few percent over is within what the same run "
                     "varies from one timing to the next), so that is what bounds it here")
@@ -150,7 +153,7 @@ bounds it here.
         reading = _("no ceiling is near (the nearest, {name}, at {fraction:.0%}): something the ceilings do not "
                     "measure set its time (fixed costs per call, dependencies, or cores it did not have to itself)")
     return _("{what} reached {parts}: {reading}.").format(
-        what=what, parts=_(", ").join(parts), reading=reading.format(name=name, fraction=fraction))
+        what=what, parts=_(", ").join(parts), reading=reading.format(name=name, fraction=fraction, band=CLOSE_RATIO))
 
 
 def karp_flatt_verdict(serial_fraction, t1, tn, n, band=CLOSE_RATIO):
