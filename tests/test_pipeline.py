@@ -193,5 +193,7 @@ def test_a_change_is_judged_against_the_best_timed_beside_it(then, now):
     assert kept == (ratio < 1 / log.band) and f"timed again beside it: {now * 1e3:.3g} ms" in why
     assert (f"{1 / ratio:.2f}x faster" in why) == kept
     assert why.startswith("not kept: slower") == (ratio > log.band)
+    drifted = not 1 / log.band <= now / then <= log.band     # the best's two timings differ by more than the close
+    assert (kept and drifted) == (f"({then / 0.007:.2f}x against its first timing" in why)
     with pytest.raises(TypeError, match="beside"):
         log.add(pipeline.NAIVE, "x", "kernel", None, t(0.01), 1e-7, beside=0.01)

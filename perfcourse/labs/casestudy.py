@@ -20,7 +20,7 @@ from ..measure.profiler import Profile
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import roofline
 from ..models.fusion import KERNELS_PER_PASS, copy_bytes, flops, padded_rows, unfused_bytes
-from ..models.verdicts import CLOSE_RATIO
+from ..models.verdicts import CLOSE_RATIO, is_close
 from ..units import format_seconds
 from .pipeline import TOLERANCE, Settings
 
@@ -268,9 +268,14 @@ class ChangeLog:
                                          "that two timings taken apart differ by (the course's close), so this run "
                                          "shows it neither faster nor slower.").format(ratio=ratio,
                                                                                        band=self.band) + again
-            else:
+            elif ref is self.best.timing or is_close(ref.p50, self.best.timing.p50, self.band):
                 kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far.").format(
                     speedup=1 / ratio) + again
+            else:   # the best's two timings drifted apart: the factor holds for the one timed beside it only
+                kept, verdict = True, _("kept: {speedup:.2f}x faster than the best so far as timed beside it "
+                                        "({first:.2f}x against its first timing: the two differ by more than the "
+                                        "close).").format(speedup=1 / ratio,
+                                                          first=self.best.timing.p50 / timing.p50) + again
         if why:   # the prediction's reasoning, named as such after the verdict
             verdict += " " + _("Predicted from: {why}.").format(why=why.rstrip("."))
         joined = tidy(verdict)     # tidy: no space after a Chinese full stop
