@@ -195,7 +195,9 @@ def test_cores_busy_and_tile_bandwidth_are_measured():
     assert 0 < busy < 8
     with pytest.raises(TypeError, match="call must be a function"):
         pc.workers.cores_busy(3)
-    assert pc.workers.tile_pass_bandwidth(repeat=5, max_duration_s=0.2) > 1e8
+    bandwidth, t = pc.workers.tile_pass(repeat=5, max_duration_s=0.2)
+    moved = 4 * 4 * pc.kernels.gridstride.TILE      # 4 passes of TILE float32 elements per step
+    assert bandwidth > 1e8 and t.n >= 1 and bandwidth * t.p50 == pytest.approx(moved, rel=1e-9)
 
 
 # --- running a lesson fills the learner's log --------------------------------------------------------------

@@ -35,6 +35,7 @@ from ..queueing.continuous import Requests
 from ..queueing.servicetime import affine
 from ..queueing.simtrace import StepLog, Trace
 from .llm import Model
+from .server import largest_repeated, most_common
 
 __all__ = ["decode_timing", "prefill_timing", "host_timing", "fit_step_time", "Served", "serve"]
 
@@ -156,13 +157,10 @@ class Served:
         repeats = positive_int("repeats", repeats)
         pure = self.step_tokens == self.trace.steps.gaps          # decode only: no prefill in the step
         for mask in (pure, np.ones_like(pure)):
-            sizes, counts = np.unique(self.step_tokens[mask], return_counts=True)
-            if (counts >= repeats).any():
-                k = int(sizes[counts >= repeats].max())
+            if (k := largest_repeated(self.step_tokens[mask], repeats)) is not None:
                 break
         else:
-            sizes, counts = np.unique(self.step_tokens, return_counts=True)
-            k = int(sizes[np.argmax(counts)])
+            k = most_common(self.step_tokens)
         chosen = mask & (self.step_tokens == k)
         b = _backend.get()
         return timing.Timing.from_samples(self.step_seconds[chosen], name=_("served steps of {k} tokens").format(k=k),

@@ -28,7 +28,7 @@ from ..measure import backend as _backend
 from ..measure import timing
 from ..queueing.simtrace import Trace
 
-__all__ = ["dense_service", "serve", "batch_timing"]
+__all__ = ["dense_service", "serve", "batch_timing", "largest_repeated", "most_common"]
 
 
 def dense_service(d=1024, *, max_batch=64, dtype="float32", seed=0):
@@ -189,8 +189,32 @@ def batch_timing(trace, *, repeats=5):
     repeats = positive_int("repeats", repeats)
     _ids, first = np.unique(trace.batch, return_index=True)
     sizes, seconds = trace.batch_size[first], (trace.finish - trace.start)[first]
-    found, counts = np.unique(sizes, return_counts=True)
-    k = int(found[counts >= repeats].max()) if (counts >= repeats).any() else int(found[np.argmax(counts)])
+    k = largest_repeated(sizes, repeats)
+    k = most_common(sizes) if k is None else k
     b = _backend.get()
     return timing.Timing.from_samples(seconds[sizes == k], name=_("served batches of {k} requests").format(k=k),
                                       backend=b.name, device=b.device)
+
+
+def largest_repeated(sizes, repeats):
+    """The largest of ``sizes`` that occurs at least ``repeats`` times (the fullest steady group), else None.
+
+    Examples
+    --------
+    >>> largest_repeated([2, 2, 2, 4, 4], 3), largest_repeated([2, 4], 2)
+    (2, None)
+    """
+    found, counts = np.unique(np.asarray(sizes), return_counts=True)
+    return int(found[counts >= repeats].max()) if (counts >= repeats).any() else None
+
+
+def most_common(sizes):
+    """The value ``sizes`` holds most often (the smallest of a tie).
+
+    Examples
+    --------
+    >>> most_common([4, 2, 4, 2, 8])
+    2
+    """
+    found, counts = np.unique(np.asarray(sizes), return_counts=True)
+    return int(found[np.argmax(counts)])

@@ -33,7 +33,7 @@ from ..measure.kernels.gridstride import B as grid_stride_b
 from ..models import scaling
 
 __all__ = ["worker_counts", "concurrency", "sizes", "Sweep", "sweep", "overheads", "cores_busy",
-           "tile_pass", "tile_pass_bandwidth"]
+           "tile_pass"]
 
 
 def worker_counts(backend=None, *, most=None):
@@ -184,8 +184,3 @@ def tile_pass(*, dtype="float32", repeat=30, max_duration_s=0.5):
     t = timing.measure(step, repeat=repeat, max_duration_s=max_duration_s, backend=host,
                        name=_("one step (2 passes) over a {n:,}-element tile").format(n=TILE))
     return 4 * x.nbytes / t.p50, t
-
-
-def tile_pass_bandwidth(*, dtype="float32", repeat=30, max_duration_s=0.5):
-    """The bytes/s of :func:`tile_pass` alone."""
-    return tile_pass(dtype=dtype, repeat=repeat, max_duration_s=max_duration_s)[0]
