@@ -197,3 +197,15 @@ def test_a_change_is_judged_against_the_best_timed_beside_it(then, now):
     assert (kept and drifted) == (f"({then / 0.007:.2f}x against its first timing" in why)
     with pytest.raises(TypeError, match="beside"):
         log.add(pipeline.NAIVE, "x", "kernel", None, t(0.01), 1e-7, beside=0.01)
+
+
+@pytest.mark.parametrize("predicted, measured", [(0.009, 0.005), (0.006, 0.005), (0.0062, 0.005), (0.007, 0.0055)])
+def test_a_kept_change_faster_than_its_prediction_beyond_the_close_says_the_load_may_share_the_gain(predicted,
+                                                                                                    measured):
+    t = lambda s: Timing.from_samples([s * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], name="t")  # noqa: E731
+    log = casestudy.ChangeLog()
+    log.add(pipeline.NAIVE, "baseline", "kernel", None, t(0.010), 1e-7)
+    prediction = casestudy.Prediction(predicted, "a guess", {"kernel": predicted})
+    assert log.add(pipeline.NAIVE.but(copies="one"), "one copy", "copy", prediction, t(measured), 1e-7)
+    assert ("faster than its prediction by more than the close" in log.entries[-1].why) == (
+        measured * log.band < predicted)

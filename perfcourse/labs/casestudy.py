@@ -276,6 +276,9 @@ class ChangeLog:
                                         "({first:.2f}x against its first timing: the two differ by more than the "
                                         "close).").format(speedup=1 / ratio,
                                                           first=self.best.timing.p50 / timing.p50) + again
+        if kept and self.entries and predicted is not None and timing.p50 * self.band < predicted:
+            verdict += " " + _("It ran faster than its prediction by more than the close: part of that gain may be "
+                               "a change in the machine's load, not the change itself (a rerun beside it tells).")
         if why:   # the prediction's reasoning, named as such after the verdict
             verdict += " " + _("Predicted from: {why}.").format(why=why.rstrip("."))
         joined = tidy(verdict)     # tidy: no space after a Chinese full stop
