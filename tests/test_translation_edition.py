@@ -210,3 +210,23 @@ def test_a_chinese_aside_follows_no_comma_or_colon(lesson):
              for line in printed(cell).splitlines() if re.search(r"[，：；,:;] *（", line)]
     assert not found, f"{len(found)} printed lines of notebooks/zh/{lesson.notebook} splice an aside:\n" + \
         "\n".join(found[:12])
+
+
+@pytest.mark.parametrize("edition", ["", "zh"])
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.stem)
+def test_a_noise_note_is_given_in_full_once_per_cell(lesson, edition):
+    """A second verdict read off the same noisy timing points to the note above it; each pointer has one above."""
+    pointer = re.compile(r"(too noisy to judge|too few samples to judge|噪声太大，暂不下结论|样本太少，无法判断)"
+                         r"(?: \(see the note above\)|，见上文）)")
+    notebook = nbformat.read(NOTEBOOKS / edition / lesson.notebook, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        text = printed(cell)
+        for found in pointer.finditer(text):
+            above = text[:found.start()]
+            assert re.search(re.escape(found.group(1)) + r" ?[:：（(]", above), \
+                f"notebooks/{edition}/{lesson.notebook} cell {cell.get('id')} points to a note it never gave"
+        notes = re.findall(r"(?:too noisy to judge|噪声太大，暂不下结论) ?[:：][^\n）)]*", text)
+        repeated = [n for n, k in collections.Counter(notes).items() if k > 1]
+        assert not repeated, f"notebooks/{edition}/{lesson.notebook} cell {cell.get('id')} repeats {repeated[0][:80]!r}"

@@ -1,6 +1,8 @@
 """Verdicts as logic: generated measurements on both sides of every bound, and words that agree with them."""
 
 import re
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -226,3 +228,23 @@ def test_a_version_timed_twice_is_judged_only_when_its_two_p50s_are_close(p50, d
         ratio = max(again.p50, earlier.p50) / min(again.p50, earlier.p50)
         assert note.startswith("too noisy to judge") and f"({ratio:.3g}x apart" in note
         assert verdicts.judged("close to the model", verdicts.Retimed(earlier, again)) == note
+
+
+def test_a_note_shown_twice_in_one_cell_points_to_its_first_showing(monkeypatch):
+    shell = types.SimpleNamespace(execution_count=7)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    monkeypatch.setattr(verdicts, "_SHOWN", {"cell": None, "notes": set()})
+    noisy = Timing.from_samples([1.0, 1.6, 0.7, 1.3, 0.9, 1.8], name="step")
+    thin = Timing.from_samples([1.0, 1.1], name="copy")
+    first = verdicts.judged("close to the model", noisy)
+    assert first == verdicts.noise_note(noisy) and first.startswith("too noisy to judge: step")
+    assert verdicts.judged("close to the model", noisy) == "too noisy to judge (see the note above)"
+    assert verdicts.judged("close", thin) == verdicts.noise_note(thin)      # another note: in full
+    assert verdicts.judged("close", thin) == "too few samples to judge (see the note above)"
+    assert verdicts.judged("close to the model", Timing.from_samples([1.0] * 6, name="s")) == "close to the model"
+    shell.execution_count = 8                                               # the next cell gives it in full again
+    assert verdicts.judged("close to the model", noisy) == first
+    predictions.record("07-step", guess=None, model=1.0, measured=1.2, unit="ms", timing=thin, keep=False)
+    assert verdicts.judged("close", thin) == "too few samples to judge (see the note above)"
+    monkeypatch.delitem(sys.modules, "IPython")                             # outside a notebook: always in full
+    assert verdicts.judged("close to the model", noisy) == verdicts.judged("close to the model", noisy) == first

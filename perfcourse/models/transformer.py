@@ -32,7 +32,7 @@ import numpy as np
 from .._check import out, positive_int, real
 
 __all__ = ["Config", "layer_parameters", "parameters", "matmul_parameters", "weight_bytes", "decode_flops",
-           "prefill_flops", "kv_bytes_per_token", "decode_bytes", "decode_intensity", "crossover_batch",
+           "prefill_flops", "prefill_bytes", "kv_bytes_per_token", "decode_bytes", "decode_intensity", "crossover_batch",
            "concurrency"]
 
 BYTES_PER_ELEMENT = (1, 2, 4, 8)   # int8/fp8, float16/bfloat16, float32, float64
@@ -241,6 +241,28 @@ def decode_bytes(config, batch, n):
     weights, per_sequence = _decode_bytes(c, n)
     result = weights + b * per_sequence
     return int(result) if np.ndim(result) == 0 else out(result)
+
+
+def prefill_bytes(config, p):
+    """Bytes the prefill of one prompt of ``p`` tokens moves: the weights once, its rows, its new KV entries.
+
+    As a decode step, it reads every weight but the embedding table once, and of that table the
+    ``p`` rows of its tokens; it writes a key and a value per layer for each token. Its
+    ``p x p`` attention scores are left out (each layer's product of a few rows, kept in cache).
+
+    Examples
+    --------
+    >>> c = Config(vocab=1000, d_model=64, n_layers=2, n_heads=4, d_ff=256, max_context=128, bytes_per_element=2)
+    >>> prefill_bytes(c, 10)      # (226624 - 64000)*2 + 10 * (64*2 + 512)
+    331648
+    >>> prefill_bytes(c, 1) < decode_bytes(c, 1, 1)   # decode also reads the token's own new key and value
+    True
+    """
+    c = _config(config)
+    p = _context(c, "p", p)
+    weights = (parameters(c) - c.vocab * c.d_model) * c.bytes_per_element
+    result = weights + p * (c.d_model * c.bytes_per_element + kv_bytes_per_token(c))
+    return int(result) if isinstance(p, float) else out(result)
 
 
 def decode_intensity(config, batch, n):

@@ -32,13 +32,13 @@ import json
 import os
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from .._check import real
 from .._home import ENV_HOME, home
 from .._lang import _, lookup, pad
-from .verdicts import closeness, noise_note
+from .verdicts import closeness, noise_note, once
 
 __all__ = ["ENV_HOME", "ENV_RECORD", "home", "log_path", "Entry", "record", "load", "Calibration", "calibration"]
 
@@ -161,8 +161,8 @@ def record(key, *, guess, model, measured, unit, about="", timing=None, unmeasur
     timings = () if timing is None else tuple(timing) if isinstance(timing, (list, tuple)) else (timing,)
     entry = Entry(key, int(key[:2]), guess, model, measured, unit, about, time.time(),
                   noise_note(*timings) if measured is not None else None, unmeasured)
-    if show:
-        print(entry)
+    if show:   # a note this cell gave already is pointed to, not repeated
+        print(replace(entry, noisy=once(entry.noisy)))
     if keep and os.environ.get(ENV_RECORD, "").strip() != "0":
         path = log_path()
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,9 @@ A measurement too noisy to judge (or with too few samples) gets no verdict: :fun
 
 from __future__ import annotations
 
+import re
+import sys
+
 import numpy as np
 
 from .._check import real
@@ -17,7 +20,7 @@ from ..models import laws
 from ..models.verdicts import CLOSE_RATIO, NEAR_ONE, _scalar, _time, is_close, nearest_bound, speedup_outcome
 from ..units import format_seconds, si
 
-__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "Retimed", "is_close", "noise_note", "judged", "closeness",
+__all__ = ["CLOSE_RATIO", "NEAR_ONE", "MIN_SAMPLES", "Retimed", "is_close", "noise_note", "once", "judged", "closeness",
            "time_against_model", "against_model", "speedup_outcome", "speedup_verdict", "amdahl_line", "compare_line",
            "nearest_bound", "run_to_run"]
 
@@ -97,6 +100,33 @@ it on a quiet machine (other programs closed) or with more repeats before readin
     return None
 
 
+def _cell():
+    """The running notebook cell's execution count; None outside IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "execution_count", None)
+
+
+_SHOWN = {"cell": None, "notes": set()}
+
+
+def once(note):
+    """``note`` in full the first time a notebook cell shows it; after that, in that cell, a pointer to it.
+
+    A cell that reads several verdicts off one noisy timing would print the same long note under
+    each. Outside IPython every note is given in full.
+    """
+    if note is None or (cell := _cell()) is None:
+        return note
+    if _SHOWN["cell"] != cell:
+        _SHOWN.update(cell=cell, notes=set())
+    if note not in _SHOWN["notes"]:
+        _SHOWN["notes"].add(note)
+        return note
+    head = re.split(r"：|: |（| \(", note.lstrip("（("), maxsplit=1)[0]
+    return tidy(_("{head} (see the note above)").format(head=head))
+
+
 def judged(sentence, *timings):
     """``sentence`` (a verdict) when the timings it was read from are steady; else :func:`noise_note`'s.
 
@@ -111,7 +141,7 @@ def judged(sentence, *timings):
     """
     if not isinstance(sentence, str):
         raise TypeError(f"sentence must be the verdict's text; got {type(sentence).__name__}")
-    return tidy(noise_note(*timings) or sentence)
+    return tidy(once(noise_note(*timings)) or sentence)
 
 
 def closeness(ratio, band=CLOSE_RATIO):
