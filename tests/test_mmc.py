@@ -139,3 +139,19 @@ def test_two_separate_queues_wait_longer_than_one_shared_queue():
     assert shared.mean() == pytest.approx(q.mmc(8.0, 5.0, 2).mean_wait, rel=0.06)
     assert separate.mean() == pytest.approx(q.mm1(4.0, 5.0).mean_wait, rel=0.06)
     assert separate.mean() > 1.5 * shared.mean()  # theory: 0.8 s against 0.356 s, 2.25x
+
+
+def test_batch_means_widens_the_error_of_correlated_waits_and_covers_the_theory():
+    rng = np.random.default_rng(3)
+    iid = rng.normal(1.0, 0.2, 40_000)
+    mean, error = q.batch_means(iid)
+    assert abs(mean - 1.0) < 3 * error and 0.7 < error / (0.2 / math.sqrt(iid.size)) < 1.4   # independent: std/sqrt(n)
+    arrivals = np.cumsum(rng.exponential(1 / 0.8, 40_000))
+    waits = q.fcfs(arrivals, rng.exponential(1.0, 40_000)).wait                          # M/M/1 at 80% load
+    mean, error = q.batch_means(waits)
+    assert error > 3 * waits.std() / math.sqrt(waits.size)            # one long wait follows another
+    assert abs(mean - q.mm1(0.8, 1.0).mean_wait) < 3 * error
+    with pytest.raises(ValueError, match="two finite values per batch"):
+        q.batch_means([1.0, 2.0, 3.0], batches=2)
+    with pytest.raises(ValueError, match="batches"):
+        q.batch_means(iid, batches=1)

@@ -18,7 +18,7 @@ from .formulas import MMcStats, QueueStats, erlang_c, md1, mm1, mmc
 _LAZY = {
     **dict.fromkeys(("continuous_batch", "Requests", "token_requests"), "continuous"),
     **dict.fromkeys(("Poisson", "Service", "affine", "exponential", "table"), "servicetime"),
-    **dict.fromkeys(("LittleCheck", "StepLog", "Trace", "little_check", "percentiles"), "simtrace"),
+    **dict.fromkeys(("LittleCheck", "StepLog", "Trace", "batch_means", "little_check", "percentiles"), "simtrace"),
     **dict.fromkeys(("POLICIES", "dynamic_batch", "fcfs", "lindley_starts", "shared_queue_starts", "simulate",
                      "static_batch", "sweep"), "simulator"),
 }
