@@ -32,8 +32,8 @@ import numpy as np
 from .._check import out, positive_int, real
 
 __all__ = ["Config", "layer_parameters", "parameters", "matmul_parameters", "weight_bytes", "decode_flops",
-           "prefill_flops", "prefill_bytes", "kv_bytes_per_token", "decode_bytes", "decode_intensity", "crossover_batch",
-           "concurrency"]
+           "prefill_flops", "prefill_bytes", "kv_bytes_per_token", "decode_bytes", "decode_intensity",
+           "crossover_batch", "concurrency"]
 
 BYTES_PER_ELEMENT = (1, 2, 4, 8)   # int8/fp8, float16/bfloat16, float32, float64
 
