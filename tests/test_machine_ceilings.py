@@ -144,15 +144,18 @@ def test_a_verdict_against_a_noisy_ceiling_is_no_verdict(calls):
     assert said.startswith("too noisy to judge: copy varied by IQR/median")
 
 
-def test_the_origin_line_names_every_noisy_ceiling_and_no_steady_one():
-    loud = _summary(Timing.from_samples([0.010, 0.016, 0.007, 0.013, 0.009, 0.018], name="x"))
-    louder = _summary(Timing.from_samples([0.010, 0.030, 0.005, 0.013, 0.009, 0.028], name="y"))
-    steady = _summary(Timing.from_samples([0.010, 0.0101, 0.0099, 0.0100, 0.0102], name="z"))
+def test_the_origin_line_names_every_noisy_ceiling_and_no_steady_one(monkeypatch):
+    loud = _summary(Timing.from_samples([0.010, 0.016, 0.007, 0.013, 0.009, 0.018], name="matmul float32"))
+    louder = _summary(Timing.from_samples([0.010, 0.030, 0.005, 0.013, 0.009, 0.028], name="one small NumPy call"))
+    steady = _summary(Timing.from_samples([0.010, 0.0101, 0.0099, 0.0100, 0.0102], name="copy"))
     c = Ceilings("a CPU", "numpy", "2026-01-02T03:04:05+00:00", 2e10, 1e10, 1024, "float32",
-                 timings={"copy": steady, "matmul_float32": loud, "matmul_float64": louder})
-    line = machine.origin(c)
-    assert "matmul_float64" in line and "matmul_float32" in line and "copy" not in line.split("tries")[1]
-    assert line.index("matmul_float64") < line.index("matmul_float32")      # the noisiest first
+                 timings={"copy": steady, "matmul_float32": loud, "call": louder})
+    line = machine.origin(c)            # each named as its timing is, not by the key it is kept under
+    assert "one small NumPy call" in line and "matmul float32" in line and "copy" not in line.split("tries")[1]
+    assert line.index("one small NumPy call") < line.index("matmul float32")      # the noisiest first
     quiet = Ceilings("a CPU", "numpy", "2026-01-02T03:04:05+00:00", 2e10, 1e10, 1024, "float32",
                      timings={"copy": steady})
     assert "uncertain" not in machine.origin(quiet)
+    monkeypatch.setenv("PERFCOURSE_LANG", "zh")
+    chinese = machine.origin(c)
+    assert "一次小的 NumPy 调用（" in chinese and "matmul float32（" in chinese and "） 的" not in chinese

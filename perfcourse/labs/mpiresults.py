@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._check import real
-from .._lang import _, ngettext
+from .._lang import _, ngettext, tidy
 from ..measure.timing import NOISY_IQR, Timing
 from ..models import scaling
 from ..units import format_bytes, format_seconds
@@ -134,6 +134,6 @@ def _noise_line(*timings):
     if not loud:
         return []
     worst = max(loud, key=lambda t: t.iqr_over_median)
-    return [_("noise           : too noisy to quote: {name} varied by IQR/median {spread} (above {limit}); rerun on "
-              "a quiet machine before stating this efficiency").format(name=worst.name, spread=worst.spread_text(),
-                                                                       limit=NOISY_IQR)]
+    return [tidy(_("noise           : too noisy to quote: {name} varied by IQR/median {spread} (above {limit}); "
+                   "rerun on a quiet machine before stating this efficiency").format(
+        name=worst.name, spread=worst.spread_text(), limit=NOISY_IQR))]

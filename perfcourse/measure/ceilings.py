@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .._lang import _
+from .._lang import N_, _
 from . import backend as _backend
 from . import kernels, timing
 from .kernels import sizes
@@ -160,19 +160,19 @@ def _launch(b, settings, record):
         from .kernels import _cuda
 
         noop = _cuda.function("spin.cu", "noop")
-        t = timing.measure(noop, (1,), (1,), (), name="empty kernel launch", backend=b, **settings)
+        t = timing.measure(noop, (1,), (1,), (), name=N_("empty kernel launch"), backend=b, **settings)
         host = _backend.Backend("numpy", np, False, b.device, "host clock around launch + synchronize")
 
         def round_trip():
             noop((1,), (1,), ())
             b.synchronize()
 
-        t_sync = timing.measure(round_trip, name="launch + synchronize", backend=host, batch=1, **settings)
+        t_sync = timing.measure(round_trip, name=N_("launch + synchronize"), backend=host, batch=1, **settings)
         record["timings"].update(launch=_summary(t), launch_sync=_summary(t_sync))
         record.update(launch_s=t.p50, launch_sync_s=t_sync.p50)
     else:
         one = np.ones(1, dtype=np.float32)
-        t = timing.measure(np.add, one, one, kwargs={"out": one.copy()}, name="one small NumPy call",
+        t = timing.measure(np.add, one, one, kwargs={"out": one.copy()}, name=N_("one small NumPy call"),
                            backend=b, **settings)
         record["timings"]["call"] = _summary(t)
         record["launch_s"] = t.p50

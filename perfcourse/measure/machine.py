@@ -17,7 +17,7 @@ import os
 import tempfile
 
 from .._home import home
-from .._lang import _, listing
+from .._lang import _, listing, lookup, tidy
 from . import backend as _backend
 from .ceilings import Ceilings, measure_ceilings
 from .samples import NOISY_IQR
@@ -137,9 +137,10 @@ def origin(ceilings):
     if loud:
         line += _("; in the steadiest of its tries {timings} still varied by more than IQR/median {limit}, so a "
                   "verdict read against those ceilings is uncertain: measure again on a quiet machine").format(
-            timings=listing(_("{name} ({spread})").format(name=name, spread=ceilings.timing(name).spread_text())
+            timings=listing(_("{name} ({spread})").format(name=lookup(ceilings.timing(name).name),  # N_ marks them
+                                                          spread=ceilings.timing(name).spread_text())
                             for name, _s in loud), limit=NOISY_IQR)
-    return line
+    return tidy(line)
 
 
 def _noisy(ceilings):
