@@ -154,9 +154,13 @@ def test_bare_breakdown_keeps_shares_and_the_bare_total():
     from perfcourse.measure.profiler import Profile, SpanTotal
 
     p = Profile(0.010, {"mm": SpanTotal("mm", "kernel", 4, 0.006, None), "cp": SpanTotal("cp", "copy", 4, 0.002, None)})
-    bare = pc.casestudy.bare_breakdown(p, 0.004)
-    assert sum(bare.values()) == pytest.approx(0.004)
+    bare = pc.casestudy.bare_breakdown(p, 0.004)          # 6 ms of profiler cost: more than "other" holds
+    assert sum(bare.values()) == pytest.approx(0.004) and bare["other"] == 0
     assert bare["kernel"] / bare["copy"] == pytest.approx(3.0)
+    for run in (0.0095, 0.0085, 0.0080):                  # the profiler's cost comes out of "other" first
+        bare = pc.casestudy.bare_breakdown(p, run)
+        assert (bare["kernel"], bare["copy"]) == pytest.approx((0.006, 0.002))
+        assert bare["other"] == pytest.approx(run - 0.008) and sum(bare.values()) == pytest.approx(run)
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -61,6 +61,21 @@ def _by_kind(profile, names, scale, share=1.0):
     return out
 
 
+def _span_scale(profile, bare_s):
+    """What each span's profiled time is multiplied by to read it in the bare run.
+
+    The profiler's own cost is its bookkeeping, which runs outside the two clock reads of every
+    span: it lands in "other". So it is taken out of "other" first, and the spans keep their
+    times (1.0); only a cost larger than "other" (a profiled run slowed by more than its
+    bookkeeping) shrinks the spans too, to what is left of ``bare_s``.
+    """
+    spans = sum(profile.by_kind("host").values())
+    overhead = profile.wall_s - bare_s
+    if spans <= 0 or overhead <= profile.breakdown()["other"]:
+        return 1.0
+    return bare_s / spans
+
+
 def _kernel_time(profile):
     host = profile.by_kind("host")["kernel"]
     device = profile.by_kind("device")["kernel"] if profile.backend == "cupy" else 0.0
@@ -85,8 +100,8 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     peak_flops, bandwidth, call_s : float
         Measured ceilings: FLOP/s, bytes/s, and the cost of one small call or launch (s).
 
-    Span times are first scaled by ``bare_s / profile.wall_s``, which takes the profiler's own
-    cost out of them. The rules: dropping syncs saves their host time except one (but the
+    The profiler's own cost is taken out of "other", where its bookkeeping runs (see
+    :func:`bare_breakdown`); the spans keep their profiled times. The rules: dropping syncs saves their host time except one (but the
     device's busy time stays); one copy each way replaces the per-request copies and conversions by three calls
     plus the bytes at ``bandwidth``; batched kernels replace the per-request kernels by eight
     calls plus the roofline time of the batch (padded rows for the padded layout), and going
@@ -98,7 +113,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     >>> p = Profile(0.010, {"sync": SpanTotal("sync", "sync", 100, 0.002, None)})
     >>> print(predict(p, 0.009, Settings(), ("sync", "once"), [4] * 10, 8, peak_flops=1e11, bandwidth=1e10,
     ...               call_s=1e-6))
-    predicted 7.22 ms: drops 99 of 100 syncs, which took 1.78 ms of the bare run
+    predicted 7.02 ms: drops 99 of 100 syncs, which took 1.98 ms of the bare run
     """
     if not isinstance(profile, Profile):
         raise TypeError(f"profile must be a perfcourse.measure.profiler.Profile; got {type(profile).__name__}")
@@ -109,7 +124,7 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
     bandwidth = real("bandwidth", bandwidth, low=0, low_open=True)
     call_s = real("call_s", call_s, low=0)
     lengths = np.atleast_1d(real("lengths", lengths, low=1, integer=True))
-    scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0   # span times without the profiler's cost
+    scale = _span_scale(profile, bare_s)   # span times in the bare run: the profiler's cost lies outside them
     base = bare_breakdown(profile, bare_s)
     if name == "sync":
         host, count = _span_sum(profile, ["sync"])
@@ -159,24 +174,29 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
 
 
 def bare_breakdown(profile, bare_s):
-    """A profile's split of the wall time by kind, scaled so that it adds up to ``bare_s``.
+    """A profile's split of the wall time by kind, adding up to ``bare_s``, the run timed without the profiler.
 
-    The profiler's spans cost time of their own, so a profiled run is slower than the bare
-    one (timed without the profiler). Scaling every kind by ``bare_s / profile.wall_s`` (the
-    rule :func:`predict` uses) keeps the profile's shares and the bare total.
+    The profiler's spans cost time of their own, so a profiled run is slower than the bare one.
+    That cost is bookkeeping done outside each span's two clock reads, so it is taken out of
+    "other" (time outside every span), and the spans keep their times; only when it is larger
+    than "other" are the spans shrunk too, to the bare total (the rule :func:`predict` uses).
 
     Examples
     --------
     >>> from perfcourse.measure.profiler import SpanTotal
     >>> p = Profile(0.010, {"mm": SpanTotal("mm", "kernel", 1, 0.006, None)})
-    >>> {k: round(v * 1e3, 3) for k, v in bare_breakdown(p, 0.005).items() if v}
-    {'kernel': 3.0, 'other': 2.0}
+    >>> {k: round(v * 1e3, 3) for k, v in bare_breakdown(p, 0.008).items() if v}    # 2 ms of bookkeeping
+    {'kernel': 6.0, 'other': 2.0}
+    >>> {k: round(v * 1e3, 3) for k, v in bare_breakdown(p, 0.005).items() if v}    # more than "other" holds
+    {'kernel': 5.0}
     """
     if not isinstance(profile, Profile):
         raise TypeError(f"profile must be a perfcourse.measure.profiler.Profile; got {type(profile).__name__}")
     bare_s = real("bare_s", bare_s, low=0, low_open=True)
-    scale = bare_s / profile.wall_s if profile.wall_s > 0 else 1.0
-    return {kind: seconds * scale for kind, seconds in profile.breakdown().items()}
+    scale = _span_scale(profile, bare_s)
+    parts = {kind: seconds * scale for kind, seconds in profile.by_kind("host").items()}
+    parts["other"] = max(0.0, bare_s - sum(parts.values()))
+    return parts
 
 
 def what_if_text(w):
@@ -277,8 +297,14 @@ class ChangeLog:
                                         "close).").format(speedup=1 / ratio,
                                                           first=self.best.timing.p50 / timing.p50) + again
         if kept and self.entries and predicted is not None and timing.p50 * self.band < predicted:
-            verdict += " " + _("It ran faster than its prediction by more than the close: part of that gain may be "
-                               "a change in the machine's load, not the change itself (a rerun beside it tells).")
+            if beside is not None and beside.p50 >= self.best.timing.p50:   # the machine was no faster then
+                verdict += " " + _("It ran faster than its prediction by more than the close, while the best so far "
+                                   "ran no faster timed again than when first timed: the load does not explain the "
+                                   "gain, the prediction missed it.")
+            else:
+                verdict += " " + _("It ran faster than its prediction by more than the close: part of that gain may "
+                                   "be a change in the machine's load, not the change itself (a rerun beside it "
+                                   "tells).")
         if why:   # the prediction's reasoning, named as such after the verdict
             verdict += " " + _("Predicted from: {why}.").format(why=why.rstrip("."))
         joined = tidy(verdict)     # tidy: no space after a Chinese full stop

@@ -71,7 +71,7 @@ measured 400 µs (time outside every span: the Python loop and the calls between
         if covered >= share * sum(gaps) or gap == 0:
             break
         named.append(_("{kind} predicted {p}, measured {m} ({meaning})").format(
-            kind=kind, p=_s(predicted.get(kind, 0.0)), m=_s(measured.get(kind, 0.0)),
+            kind=lookup(kind), p=_s(predicted.get(kind, 0.0)), m=_s(measured.get(kind, 0.0)),
             meaning=lookup(KIND_MEANING.get(kind, kind))))
         covered += gap
     ratio = p_total / m_total
