@@ -102,10 +102,11 @@ def predict(profile, bare_s, settings, change, lengths, d, *, peak_flops, bandwi
 
     The profiler's own cost is taken out of "other", where its bookkeeping runs (see
     :func:`bare_breakdown`); the spans keep their profiled times. The rules: dropping syncs
-    saves their host time except one (but the device's busy time stays); one copy each way replaces the per-request copies and conversions by three calls
-    plus the bytes at ``bandwidth``; batched kernels replace the per-request kernels by eight
-    calls plus the roofline time of the batch (padded rows for the padded layout), and going
-    from padded to packed scales the kernel time by real rows over padded rows.
+    saves their host time except one (but the device's busy time stays); one copy each way
+    replaces the per-request copies and conversions by three calls plus the bytes at
+    ``bandwidth``; batched kernels replace the per-request kernels by eight calls plus the
+    roofline time of the batch (padded rows for the padded layout), and going from padded to
+    packed scales the kernel time by real rows over padded rows.
 
     Examples
     --------
