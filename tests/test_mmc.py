@@ -155,3 +155,5 @@ def test_batch_means_widens_the_error_of_correlated_waits_and_covers_the_theory(
         q.batch_means([1.0, 2.0, 3.0], batches=2)
     with pytest.raises(ValueError, match="batches"):
         q.batch_means(iid, batches=1)
+    with pytest.raises(ValueError, match="1 NaN or infinite"):
+        q.batch_means([*iid[:99], np.nan])

@@ -221,4 +221,3 @@ def test_a_gain_beyond_the_prediction_is_put_on_the_load_only_when_the_machine_r
     why = log.entries[-1].why
     assert ("part of that gain may be a change in the machine's load" in why) == (again < 0.010)
     assert ("the load does not explain the gain" in why) == (again >= 0.010)
-

@@ -225,8 +225,9 @@ def test_a_noise_note_is_given_in_full_once_per_cell(lesson, edition):
         text = printed(cell)
         for found in pointer.finditer(text):
             above = text[:found.start()]
-            assert re.search(re.escape(found.group(1)) + r" ?[:：（(]", above), \
+            assert re.search(re.escape(found.group(1)) + r"(?: ?[:：]|（| \((?!see the note above))", above), \
                 f"notebooks/{edition}/{lesson.notebook} cell {cell.get('id')} points to a note it never gave"
-        notes = re.findall(r"(?:too noisy to judge|噪声太大，暂不下结论) ?[:：][^\n）)]*", text)
+        notes = re.findall(r"(?:too noisy to judge|too few samples to judge|噪声太大，暂不下结论) ?[:：][^\n）)]*"
+                           r"|样本太少，无法判断（[^）]*）", text)
         repeated = [n for n, k in collections.Counter(notes).items() if k > 1]
         assert not repeated, f"notebooks/{edition}/{lesson.notebook} cell {cell.get('id')} repeats {repeated[0][:80]!r}"

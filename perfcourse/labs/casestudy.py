@@ -70,10 +70,8 @@ def _span_scale(profile, bare_s):
     bookkeeping) shrinks the spans too, to what is left of ``bare_s``.
     """
     spans = sum(profile.by_kind("host").values())
-    overhead = profile.wall_s - bare_s
-    if spans <= 0 or overhead <= profile.breakdown()["other"]:
-        return 1.0
-    return bare_s / spans
+    # the cost fits in "other" exactly when the spans alone fit in the bare run
+    return 1.0 if spans <= 0 else min(1.0, bare_s / spans)
 
 
 def _kernel_time(profile):

@@ -60,7 +60,9 @@ def batch_means(values, batches=20):
     """
     v = np.asarray(values, dtype=np.float64).ravel()
     batches = positive_int("batches", batches, low=2)
-    if v.size < 2 * batches or not np.isfinite(v).all():
+    if not np.isfinite(v).all():
+        raise ValueError(f"batch_means needs finite values; got {int((~np.isfinite(v)).sum())} NaN or infinite")
+    if v.size < 2 * batches:
         raise ValueError(f"batch_means needs at least two finite values per batch ({2 * batches} for {batches} "
                          f"batches); got {v.size} values")
     means = v[:v.size - v.size % batches].reshape(batches, -1).mean(axis=1)
