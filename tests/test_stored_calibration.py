@@ -45,8 +45,11 @@ def named_in_summary(nb, what):
     return set(m.group(1).split(", ")) if m else set()
 
 
-def calibration_table(nb):
-    """``{key: model/measured}`` from the table lesson 10 prints under its header line."""
+def calibration_table(nb, *, judged=True):
+    """``{key: model/measured}`` from the table lesson 10 prints under its header line.
+
+    With ``judged=False`` every row, those left out too (their last column says why).
+    """
     rows, inside = {}, False
     for line in _text(nb).splitlines():
         if line.startswith("prediction") and "model/measured" in line and "guess/measured" in line:
@@ -57,7 +60,8 @@ def calibration_table(nb):
             if len(parts) < 3 or not re.match(r"\d\d-", parts[0]):
                 inside = False
                 continue
-            rows[parts[0]] = parts[-1]
+            if not judged or re.fullmatch(r"[0-9.e+-]+", parts[-1]):
+                rows[parts[0]] = parts[-1]
     return rows
 
 
@@ -90,6 +94,9 @@ def test_lesson_10_names_every_prediction_it_leaves_out():
     assert named_in_summary(nb, "no measurement on this machine") == unmeasured
     shown = set(calibration_table(nb)) | noisy | unmeasured
     assert shown == set(printed), f"printed but not accounted for in lesson 10: {sorted(set(printed) - shown)}"
+    listed = calibration_table(nb, judged=False)          # the table itself lists every prediction, once
+    assert set(listed) == set(printed) and len(printed) == 23, (len(listed), len(printed))
+    assert all(listed[k] == "noisy" for k in noisy) and all(listed[k] == "measurable" for k in unmeasured)
 
 
 def test_the_parsers_read_what_record_and_the_table_print(tmp_path, monkeypatch):
@@ -108,5 +115,6 @@ def test_the_parsers_read_what_record_and_the_table_print(tmp_path, monkeypatch)
     nb = {"cells": [{"outputs": [{"output_type": "stream", "text": text}]}]}
     assert printed_records(nb) == {"01-a": ("1.25", False), "02-b": ("0.909", True), "05-c": (None, False)}
     assert calibration_table(nb) == {"01-a": "1.25"}
+    assert calibration_table(nb, judged=False) == {"01-a": "1.25", "02-b": "noisy", "05-c": "measurable"}
     assert named_in_summary(nb, "could not be judged") == {"02-b"}
     assert named_in_summary(nb, "no measurement on this machine") == {"05-c"}

@@ -105,11 +105,13 @@ class Calibration:
         return text + how.format(first=first, second=second)
 
     def table(self):
-        """One line per prediction, in course order."""
+        """One line per prediction, in course order: those left out too, with why in place of their ratios."""
         lines = [pad(_("prediction"), 28) + rpad(_("guess/measured"), 16) + rpad(_("model/measured"), 16)]
-        for key, _lesson, g, m in self.rows:
-            guess = _("no guess") if g is None else f"{2 ** g:.3g}"
-            lines.append(f"{key:<28}" + rpad(guess, 16) + f"{2 ** m:>16.3g}")
+        rows = [(key, _("no guess") if g is None else f"{2 ** g:.3g}", f"{2 ** m:.3g}") for key, _l, g, m in self.rows]
+        rows += [(key, "-", _("too noisy")) for key in self.noisy]
+        rows += [(key, "-", _("not measurable")) for key in self.unmeasured]
+        for key, guess, model in sorted(rows, key=lambda row: row[0][:2]):   # stable: each lesson's order kept
+            lines.append(f"{key:<28}" + rpad(guess, 16) + rpad(model, 16))
         return "\n".join(lines)
 
 
