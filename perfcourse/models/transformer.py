@@ -213,9 +213,14 @@ def kv_bytes_per_token(config):
     return 2 * c.n_layers * c.d_model * c.bytes_per_element
 
 
+def _read_weights(c):
+    """Bytes of the weights a step reads once: all but the embedding table, of which it reads rows."""
+    return (parameters(c) - c.vocab * c.d_model) * c.bytes_per_element
+
+
 def _decode_bytes(c, n):
     """(bytes every step moves whatever the batch, bytes each sequence adds)."""
-    weights = (parameters(c) - c.vocab * c.d_model) * c.bytes_per_element
+    weights = _read_weights(c)
     per_sequence = c.d_model * c.bytes_per_element + (n + 1) * kv_bytes_per_token(c)
     return weights, per_sequence
 
@@ -260,8 +265,7 @@ def prefill_bytes(config, p):
     """
     c = _config(config)
     p = _context(c, "p", p)
-    weights = (parameters(c) - c.vocab * c.d_model) * c.bytes_per_element
-    result = weights + p * (c.d_model * c.bytes_per_element + kv_bytes_per_token(c))
+    result = _read_weights(c) + p * (c.d_model * c.bytes_per_element + kv_bytes_per_token(c))
     return int(result) if isinstance(p, float) else out(result)
 
 
